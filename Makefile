@@ -1,0 +1,45 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# ipoib-ng top-level Makefile. `make help` lists the targets.
+
+KVER_DEFAULT := $(shell uname -r)
+# The host may run a kernel without headers (CI does): fall back to the
+# newest Debian 6.1 headers installed.
+KDIR ?= $(firstword $(wildcard /lib/modules/$(KVER_DEFAULT)/build) \
+		$(lastword $(sort $(wildcard /lib/modules/6.1.*-amd64/build))))
+IPOIB_NG_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
+export IPOIB_NG_VERSION
+
+BUILD := $(CURDIR)/build
+J ?= 2
+
+.PHONY: all module clean help setup check quick module-check style \
+	install dkms-install
+
+all: module
+
+help:
+	@echo "make setup          install the Debian packages the project needs"
+	@echo "make module         build ipoib_ng.ko against KDIR=$(KDIR)"
+	@echo "make module-check   W=1, objtool, sparse C=2, checkpatch, clang-format"
+	@echo "make core-test      userspace GoogleTest suite of the C++ core"
+	@echo "make vm-check       VM scenarios over soft-RoCE (VM_SCENARIOS=...)"
+	@echo "make demo           IPoIB over soft-RoCE in a VM, narrated"
+	@echo "make quick          core-test + module-check (fast iteration)"
+	@echo "make check          every test (what CI runs)"
+	@echo "make install / dkms-install"
+
+setup:
+	@$(CURDIR)/scripts/setup.sh
+
+module:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) clean || true
+	rm -rf $(BUILD)
+
+install: module
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
+
+include $(wildcard $(CURDIR)/mk/*.mk)

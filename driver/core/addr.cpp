@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * addr.cpp - the 20-byte link-layer address (RFC 4391 s9.1.1, RFC 4755 s3),
+ * its hash, the broadcast address (s4 figure 2), the IPv6 interface
+ * identifier (s8) and neighbour QPN tracking (s9.4).
+ */
+#include "core.hpp"
+
+namespace ipc
+{
+namespace
+{
+
+/* s9.1.1: reserved flag bits MUST be zero on send and ignored on receive. */
+constexpr u8 addr_flags_kept = IPC_ADDR_FLAG_CM;
+
+/* Bytes 1..19 (QPN and GID) identify the endpoint; byte 0 is flags. */
+constexpr size_t addr_id_off = 1;
+constexpr size_t addr_id_len = IPC_ADDR_LEN - addr_id_off;
+
+/* Mixing constants of splitmix64 / murmur3 finalisers. */
+constexpr u64 mix_k1 = 0x9e3779b97f4a7c15ull;
+constexpr u64 mix_k2 = 0xbf58476d1ce4e5b9ull;
+constexpr u64 mix_k3 = 0x94d049bb133111ebull;
+
+constexpr u64 mix64(u64 h, u64 v)
+{
+	h = (h ^ v) * mix_k2;
+	return h ^ (h >> 31);
+}
+
+constexpr u32 fold32(u64 h)
+{
+	h = (h ^ (h >> 30)) * mix_k3;
+	h ^= h >> 31;
+	return static_cast<u32>(h ^ (h >> 32));
+}
+
+/*
+ * Hash of the 16 GID bytes with a seed and an extra word. Host-endian:
+ * values are only compared within one machine.
+ */
+inline u32 hash_gid(const u8 *gid, u64 extra, u32 seed)
+{
+	u64 h = (static_cast<u64>(seed) + 1) * mix_k1 ^ extra;
+
+	h = mix64(h, load_host64(gid));
+	h = mix64(h, load_host64(gid + 8));
+	return fold32(h);
+}
+
+constexpr char hex_digits[] = "0123456789abcdef";
+
+/* iproute2 prints a 20-byte lladdr as 20 pairs joined by ':'. */
+constexpr u32 addr_text_len = IPC_ADDR_LEN * 3 - 1;
+
+} // namespace
+} // namespace ipc
+
+using namespace ipc;
+
+extern "C" void ipc_addr_encode(const struct ipc_addr *a, ipc_u8 out[20])
+{
+	out[0] = a->flags & addr_flags_kept;
+	store_be24(out + 1, a->qpn & IPC_QPN_MASK);
+	mem_copy(out + 4, a->gid, IPC_GID_LEN);
+}
+
+extern "C" void ipc_addr_decode(const ipc_u8 in[20], struct ipc_addr *a)
+{
+	a->flags = in[0] & addr_flags_kept;
+	a->qpn = addr_qpn(in);
+	mem_copy(a->gid, addr_gid(in), IPC_GID_LEN);
+}
+
+extern "C" int ipc_addr_same(const ipc_u8 a[20], const ipc_u8 b[20])
+{
+	return mem_equal(a + addr_id_off, b + addr_id_off, addr_id_len);
+}
+
+extern "C" ipc_u32 ipc_addr_hash(const ipc_u8 a[20], ipc_u32 seed)
+{
+	return hash_gid(addr_gid(a), addr_qpn(a), seed);
+}
+
+extern "C" ipc_u32 ipc_gid_hash(const ipc_u8 gid[16], ipc_u32 seed)
+{
+	return hash_gid(gid, 0, seed);
+}
+
+extern "C" int ipc_addr_is_mcast(const ipc_u8 a[20])
+{
+	return addr_qpn(a) == IPC_QPN_MCAST && gid_is_mcast(addr_gid(a));
+}
+
+/* s4 figure 2, preceded by flags 0 and the multicast QPN. */
+extern "C" void ipc_addr_broadcast(ipc_u16 pkey, ipc_u8 scope, ipc_u8 out[20])
+{
+	mem_zero(out, IPC_ADDR_LEN);
+	store_be24(out + 1, IPC_QPN_MCAST);
+	out[4] = 0xff;
+	out[5] = static_cast<u8>(0x10 | (scope & 0xf));
+	store_be16(out + 6, IPC_SIG_IPV4);
+	/* s4.1: a full-membership P_Key MUST be used. */
+	store_be16(out + 8, static_cast<u16>(pkey | IPC_PKEY_FULL));
+	out[16] = out[17] = out[18] = out[19] = 0xff;
+}
+
+extern "C" int ipc_addr_format(const ipc_u8 a[20], char *buf, ipc_u32 len)
+{
+	if (len < addr_text_len + 1)
+		return -IPC_ERANGE;
+	for (u32 i = 0; i < IPC_ADDR_LEN; i++) {
+		buf[3 * i] = hex_digits[a[i] >> 4];
+		buf[3 * i + 1] = hex_digits[a[i] & 0xf];
+		buf[3 * i + 2] = i + 1 < IPC_ADDR_LEN ? ':' : '\0';
+	}
+	return static_cast<int>(addr_text_len);
+}
+
+/* s8: toggle the "u" bit unless the GUID is already modified EUI-64. */
+extern "C" void ipc_iid_from_guid(const ipc_u8 guid[8], int modified,
+				  ipc_u8 iid[8])
+{
+	mem_copy(iid, guid, 8);
+	if (!modified)
+		iid[0] ^= 0x02;
+}
+
+/* s9.4: a changed QPN or GID invalidates what was built for the old one. */
+extern "C" int ipc_neigh_addr_changed(const ipc_u8 old_addr[20],
+				      const ipc_u8 new_addr[20])
+{
+	return !ipc_addr_same(old_addr, new_addr);
+}

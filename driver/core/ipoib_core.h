@@ -1,0 +1,581 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * ipoib_core.h - the whole boundary between the C shim and the C++ core.
+ *
+ * Pure C (C89 types, no includes), extern "C". The core is sans-I/O: it
+ * reads no clock, calls no kernel function and allocates nothing. State
+ * objects are plain structs declared here; the shim owns their memory and
+ * the lock that serialises calls on one object. Time is passed in as
+ * milliseconds on a monotonic clock; randomness comes from an ipc_rng the
+ * caller seeds. Functions returning int return 0 or a negative errno
+ * (IPC_E* below, same values as Linux), unless documented otherwise.
+ */
+#ifndef IPOIB_CORE_H
+#define IPOIB_CORE_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef unsigned char ipc_u8;
+typedef unsigned short ipc_u16;
+typedef unsigned int ipc_u32;
+typedef unsigned long long ipc_u64;
+typedef int ipc_s32;
+typedef long long ipc_s64;
+
+/* errno values returned by the core (Linux numbering). */
+enum ipc_errno {
+	IPC_ENOENT = 2,
+	IPC_EAGAIN = 11,
+	IPC_ENOMEM = 12,
+	IPC_EBUSY = 16,
+	IPC_EINVAL = 22,
+	IPC_ERANGE = 34,
+	IPC_ENODATA = 61,
+	IPC_EPROTO = 71,
+	IPC_EMSGSIZE = 90,
+	IPC_EOPNOTSUPP = 95,
+	IPC_ENETDOWN = 100,
+	IPC_ENETUNREACH = 101,
+	IPC_ENETRESET = 102,
+	IPC_ETIMEDOUT = 110,
+	IPC_EHOSTUNREACH = 113
+};
+
+/* ------------------------------------------------------------------ */
+/* Wire constants (RFC 4391)                                            */
+/* ------------------------------------------------------------------ */
+enum {
+	IPC_ADDR_LEN = 20,	/* s9.1.1: flags(1) + QPN(3) + GID(16) */
+	IPC_GID_LEN = 16,
+	IPC_HDR_LEN = 4,	/* s6: type(2) + reserved(2) */
+	IPC_GRH_LEN = 40,
+	IPC_ND_OPT_LEN = 24,	/* s9.3: type, len=3, 2 pad, 20-byte address */
+	IPC_ARP_HWTYPE = 32,	/* s9.2 */
+	IPC_ARP_LEN = 8 + 2 * (20 + 4)	/* ARP packet with IPv4 addresses */
+};
+
+#define IPC_ADDR_FLAG_CM	0x80	/* RFC 4755 s3: connected mode capable */
+#define IPC_QPN_MASK		0xffffffu
+#define IPC_QPN_MCAST		0xffffffu
+#define IPC_SIG_IPV4		0x401b	/* s4 */
+#define IPC_SIG_IPV6		0x601b	/* s4 */
+#define IPC_SCOPE_LINK		0x2	/* s4.1 RECOMMENDED default */
+#define IPC_PKEY_FULL		0x8000	/* full-member bit */
+#define IPC_PKEY_DEFAULT	0xffff
+#define IPC_QKEY_CONTROLLED	0x80000000u	/* s4.1: high bit */
+#define IPC_QKEY_DEFAULT	0x0000000bu	/* the de-facto IPoIB Q_Key */
+
+#define IPC_ETH_P_IP		0x0800
+#define IPC_ETH_P_ARP		0x0806
+#define IPC_ETH_P_RARP		0x8035
+#define IPC_ETH_P_IPV6		0x86dd
+
+/*
+ * Reason codes: why a frame or payload was rejected. 0 is "accepted".
+ * Stable order: the shim keeps one drop counter per reason and names it
+ * with ipc_reason_name().
+ */
+enum ipc_reason {
+	IPC_R_OK = 0,
+	IPC_R_TRUNCATED,	/* shorter than the header it claims */
+	IPC_R_BAD_TYPE,		/* s6: encapsulated type not in Table 1 */
+	IPC_R_LOOPBACK,		/* our own multicast looped back to us */
+	IPC_R_BAD_HWTYPE,	/* s9.2: ARP hardware type != 32 */
+	IPC_R_BAD_PROTO,	/* ARP protocol type not IPv4 */
+	IPC_R_BAD_HLEN,		/* s9.2: ARP hardware length != 20 */
+	IPC_R_BAD_PLEN,		/* ARP protocol length != 4 */
+	IPC_R_BAD_OP,		/* ARP/RARP operation unknown */
+	IPC_R_BAD_OPT_TYPE,	/* s9.3: ND option type not 1 or 2 */
+	IPC_R_BAD_OPT_LEN,	/* s9.3: ND option length != 3 */
+	IPC_R_BAD_PAD,		/* s9.3: the 2 pad octets are not zero */
+	IPC_R_BAD_ADDR,		/* link-layer address unusable (QPN 0, mcast GID as source, ...) */
+	IPC_R_NO_ROUTE,		/* no path/group could be resolved */
+	IPC_R_QUEUE_FULL,	/* a bounded wait queue overflowed */
+	IPC_R_NOT_JOINED,	/* s10: group absent, no routers: dropped */
+	IPC_R_WRONG_LINK,	/* MGID of another P_Key/scope/signature */
+	IPC_R_TOO_BIG,		/* larger than the link MTU */
+	IPC_R_LINK_DOWN,	/* carrier is off */
+	IPC_R_COUNT
+};
+
+/* Static name of a reason ("truncated", "bad_type", ...); never NULL. */
+const char *ipc_reason_name(int reason);
+
+/* ------------------------------------------------------------------ */
+/* Link-layer address (RFC 4391 s9.1.1, RFC 4755 s3)                    */
+/* ------------------------------------------------------------------ */
+struct ipc_addr {
+	ipc_u8 flags;		/* only IPC_ADDR_FLAG_CM is meaningful */
+	ipc_u32 qpn;		/* 24 bits */
+	ipc_u8 gid[16];
+};
+
+/* Encode to 20 bytes; reserved flag bits are written as zero. */
+void ipc_addr_encode(const struct ipc_addr *a, ipc_u8 out[20]);
+/* Decode 20 bytes; reserved flag bits are ignored (cleared). */
+void ipc_addr_decode(const ipc_u8 in[20], struct ipc_addr *a);
+/*
+ * Same endpoint: QPN and GID equal; flags (reserved and CM bits) are
+ * ignored. Returns 1 or 0.
+ */
+int ipc_addr_same(const ipc_u8 a[20], const ipc_u8 b[20]);
+/* Hash of QPN+GID (flags ignored), mixed with seed. */
+ipc_u32 ipc_addr_hash(const ipc_u8 a[20], ipc_u32 seed);
+/* Hash of a GID, mixed with seed. */
+ipc_u32 ipc_gid_hash(const ipc_u8 gid[16], ipc_u32 seed);
+/* 1 if the address is a multicast one (QPN 0xffffff and GID ff00::/8). */
+int ipc_addr_is_mcast(const ipc_u8 a[20]);
+/*
+ * Broadcast address for a P_Key and scope (s4, figure 2):
+ * 00:ff:ff:ff:ff:1<scope>:40:1b:<pkey|0x8000>:00*6:ff:ff:ff:ff.
+ */
+void ipc_addr_broadcast(ipc_u16 pkey, ipc_u8 scope, ipc_u8 out[20]);
+/*
+ * Format as iproute2 prints a 20-byte lladdr: 20 lowercase hex pairs
+ * joined by ':' (59 characters + NUL). Returns characters written (59)
+ * or -IPC_ERANGE if len < 60.
+ */
+int ipc_addr_format(const ipc_u8 a[20], char *buf, ipc_u32 len);
+
+/* ------------------------------------------------------------------ */
+/* Multicast mapping (RFC 4391 s4)                                      */
+/* ------------------------------------------------------------------ */
+/*
+ * The scope and P_Key come from the link's broadcast MGID (bcast_gid =
+ * bytes 4..19 of dev->broadcast), exactly as the kernel's ip_ib_mc_map()
+ * and ipv6_ib_mc_map() take them from dev->broadcast. The results agree
+ * byte for byte with those helpers. 255.255.255.255 maps to bcast_gid.
+ */
+void ipc_mgid_from_ipv4(const ipc_u8 group[4], const ipc_u8 bcast_gid[16],
+			ipc_u8 mgid[16]);
+void ipc_mgid_from_ipv6(const ipc_u8 group[16], const ipc_u8 bcast_gid[16],
+			ipc_u8 mgid[16]);
+/* Scope nibble of an MGID (ff1S:...). */
+ipc_u8 ipc_mgid_scope(const ipc_u8 mgid[16]);
+/*
+ * Whether a multicast hardware address (from the device's mc list)
+ * belongs to this link: QPN 0xffffff, MGID ff1<scope>, an IPoIB
+ * signature, and this link's P_Key and scope. Returns IPC_R_OK or
+ * IPC_R_WRONG_LINK / IPC_R_BAD_ADDR.
+ */
+int ipc_mcast_addr_check(const ipc_u8 hw[20], const ipc_u8 bcast_gid[16]);
+/* The all-routers MGID (group 2, IPv4 signature) of this link. */
+void ipc_mgid_all_routers(const ipc_u8 bcast_gid[16], ipc_u8 mgid[16]);
+
+/* ------------------------------------------------------------------ */
+/* Encapsulation and RX/TX classification (RFC 4391 s6, s10)            */
+/* ------------------------------------------------------------------ */
+/* Build the 4-byte header: type, reserved = 0. */
+void ipc_hdr_build(ipc_u16 ethertype, ipc_u8 hdr[4]);
+/*
+ * Parse the 4-byte header at the start of buf. Returns IPC_R_OK with
+ * *ethertype set, IPC_R_TRUNCATED or IPC_R_BAD_TYPE. Reserved ignored.
+ */
+int ipc_hdr_parse(const ipc_u8 *buf, ipc_u32 len, ipc_u16 *ethertype);
+
+/* What the core needs to know about one interface to classify packets. */
+struct ipc_ifid {
+	ipc_u32 qpn;		/* our UD QPN */
+	ipc_u8 gid[16];		/* our port GID (the one in dev_addr) */
+	ipc_u8 bcast_gid[16];	/* our broadcast MGID */
+};
+
+enum ipc_pkt_type {
+	IPC_PKT_HOST = 0,
+	IPC_PKT_BROADCAST,
+	IPC_PKT_MULTICAST,
+	IPC_PKT_OTHERHOST
+};
+
+struct ipc_rx_verdict {
+	ipc_u16 ethertype;
+	ipc_u8 pkt_type;	/* enum ipc_pkt_type */
+	ipc_u8 has_src;		/* src_addr valid (sgid known) */
+	ipc_u8 src_addr[20];	/* sender: flags 0, src_qpn, sgid */
+};
+
+/*
+ * Classify a received UD datagram. sgid/dgid are the source and
+ * destination GIDs from the GRH (or the RoCE network header), NULL when
+ * the completion had no GRH. payload/len start at the IPoIB header.
+ * Returns IPC_R_OK (deliver: v filled, strip IPC_HDR_LEN), or the reason
+ * to drop: IPC_R_LOOPBACK (multicast we sent: src_qpn and sgid are ours),
+ * IPC_R_TRUNCATED, IPC_R_BAD_TYPE.
+ */
+int ipc_rx_classify(const struct ipc_ifid *self, const ipc_u8 *sgid,
+		    const ipc_u8 *dgid, ipc_u32 src_qpn, const ipc_u8 *payload,
+		    ipc_u32 len, struct ipc_rx_verdict *v);
+
+enum ipc_tx_kind {
+	IPC_TX_UNICAST = 0,	/* to qpn at gid, through a path */
+	IPC_TX_MULTICAST,	/* to the group mgid (QPN 0xffffff) */
+	IPC_TX_BROADCAST	/* to the broadcast group */
+};
+
+struct ipc_tx_verdict {
+	ipc_u8 kind;		/* enum ipc_tx_kind */
+	ipc_u32 qpn;		/* remote QPN (unicast) or 0xffffff */
+	ipc_u8 gid[16];		/* remote GID or MGID */
+};
+
+/*
+ * Decide where a frame to the 20-byte hardware address daddr goes.
+ * Returns IPC_R_OK with v filled, IPC_R_BAD_ADDR (QPN 0, zero GID, or a
+ * multicast GID with a unicast QPN) or IPC_R_WRONG_LINK (an MGID of
+ * another P_Key or scope).
+ */
+int ipc_tx_classify(const struct ipc_ifid *self, const ipc_u8 daddr[20],
+		    struct ipc_tx_verdict *v);
+
+/* ------------------------------------------------------------------ */
+/* Address-resolution payloads (RFC 4391 s9.2, s9.3)                    */
+/* ------------------------------------------------------------------ */
+/*
+ * Validate an ARP/RARP packet (starting at the ARP header) carried over
+ * IPoIB: hw type 32, proto 0x0800, hlen 20, plen 4, op 1..4 (ARP/RARP
+ * request/reply; 8/9 InARP also accepted), length sufficient.
+ * Returns IPC_R_OK or the reason.
+ */
+int ipc_arp_validate(const ipc_u8 *buf, ipc_u32 len);
+/*
+ * Build an ARP packet (IPC_ARP_LEN bytes) into out. op is 1 or 2.
+ * Returns IPC_ARP_LEN or -IPC_ERANGE / -IPC_EINVAL.
+ */
+int ipc_arp_build(ipc_u16 op, const ipc_u8 sha[20], const ipc_u8 sip[4],
+		  const ipc_u8 tha[20], const ipc_u8 tip[4], ipc_u8 *out,
+		  ipc_u32 len);
+/*
+ * Validate one ND source/target link-layer address option (type 1 or 2,
+ * length 3, two zero pad octets, then the 20-byte address). len is the
+ * bytes available from opt. On IPC_R_OK, *addr points into opt at the
+ * 20-byte address. Returns IPC_R_OK or the reason.
+ */
+int ipc_nd_opt_validate(const ipc_u8 *opt, ipc_u32 len, const ipc_u8 **addr);
+/* Build the 24-byte option. Returns 24 or -IPC_EINVAL (bad type). */
+int ipc_nd_opt_build(ipc_u8 type, const ipc_u8 addr[20], ipc_u8 out[24]);
+
+/* ------------------------------------------------------------------ */
+/* IPv6 interface identifier (RFC 4391 s8)                              */
+/* ------------------------------------------------------------------ */
+/*
+ * Interface identifier from an EUI-64 port GUID. modified != 0 says the
+ * GUID is already in modified EUI-64 form ("u" bit not toggled);
+ * otherwise the "u" bit (0x02 of byte 0) is toggled.
+ */
+void ipc_iid_from_guid(const ipc_u8 guid[8], int modified, ipc_u8 iid[8]);
+
+/* ------------------------------------------------------------------ */
+/* MTU (RFC 4391 s7, RFC 4755)                                          */
+/* ------------------------------------------------------------------ */
+#define IPC_MTU_MIN_RFC		2044	/* s7: every implementation supports it */
+#define IPC_MTU_CM_MAX		65520	/* RFC 4755 connected-mode bound */
+#define IPC_MTU_IPV6_MIN	1280
+#define IPC_MTU_IPV4_MIN	68
+
+/* IB MTU enum (1=256 .. 5=4096) to bytes; 0 for an invalid enum. */
+ipc_u32 ipc_ib_mtu_bytes(int ib_mtu_enum);
+/* Bytes to IB MTU enum, 0 if not one of 256..4096. */
+int ipc_ib_mtu_enum(ipc_u32 bytes);
+/* IPoIB-link MTU for an IB MTU in bytes: bytes - 4. */
+ipc_u32 ipc_link_mtu(ipc_u32 ib_mtu_bytes);
+
+enum ipc_mode {
+	IPC_MODE_DATAGRAM = 0,
+	IPC_MODE_CONNECTED = 1
+};
+
+struct ipc_mtu_info {
+	ipc_u32 mcast_mtu;	/* link MTU from the broadcast group (IB) or port (RoCE), already - 4 */
+	ipc_u32 max_mtu;	/* largest MTU the device may be set to now */
+	ipc_u32 effective;	/* MTU to use given admin_mtu */
+	ipc_u8 below_rfc_min;	/* 1 if the link cannot carry 2044 (s7) */
+};
+
+/*
+ * Resolve the MTU: ib_mtu_bytes is the broadcast group's (IB) or the
+ * port's active (RoCE) IB MTU; admin_mtu 0 means "none requested".
+ * Datagram: max = ib_mtu - 4. Connected: max = 65520. effective =
+ * min(admin_mtu or max, max). Returns 0 or -IPC_EINVAL (bad ib_mtu).
+ */
+int ipc_mtu_resolve(ipc_u32 ib_mtu_bytes, ipc_u32 admin_mtu, int mode,
+		    struct ipc_mtu_info *out);
+/*
+ * Validate an MTU change request (ndo_change_mtu): 0 if allowed,
+ * -IPC_EINVAL if below IPC_MTU_IPV4_MIN or above max_mtu. *reason is set
+ * to a static message for an extack/pr_warn.
+ */
+int ipc_mtu_check(const struct ipc_mtu_info *info, ipc_u32 new_mtu,
+		  const char **reason);
+
+/* ------------------------------------------------------------------ */
+/* P_Key / Q_Key (IBA s10.9, RFC 4391 s4.1)                             */
+/* ------------------------------------------------------------------ */
+/* 0 for 0x0000 and 0x8000 (invalid), else 1. */
+int ipc_pkey_valid(ipc_u16 pkey);
+/* pkey with the full-member bit set. */
+ipc_u16 ipc_pkey_full(ipc_u16 pkey);
+int ipc_pkey_is_full(ipc_u16 pkey);
+/* IBA match rule: same low 15 bits, not both limited, neither invalid. */
+int ipc_pkey_match(ipc_u16 a, ipc_u16 b);
+int ipc_qkey_is_controlled(ipc_u32 qkey);
+/*
+ * Q_Key used on a RoCE port to emulate a partition (RoCE has only P_Key
+ * 0xffff): the default P_Key keeps IPC_QKEY_DEFAULT, any other P_Key
+ * gets IPC_QKEY_DEFAULT | (pkey_low15 << 16), so that partitions do not
+ * accept each other's datagrams. Documented in Documentation/.
+ */
+ipc_u32 ipc_roce_qkey_for_pkey(ipc_u16 pkey);
+
+/* ------------------------------------------------------------------ */
+/* Randomness and backoff                                               */
+/* ------------------------------------------------------------------ */
+struct ipc_rng {
+	ipc_u64 s;		/* never 0 once seeded */
+};
+void ipc_rng_seed(struct ipc_rng *r, ipc_u64 seed);
+ipc_u32 ipc_rng_next(struct ipc_rng *r);
+
+struct ipc_backoff_cfg {
+	ipc_u32 base_ms;	/* first retry delay */
+	ipc_u32 cap_ms;		/* largest delay */
+};
+/*
+ * Delay before retry number attempt (1-based): d = min(cap, base << (attempt-1)),
+ * returned uniformly in [d/2, d] ("equal jitter") so that many nodes
+ * failing together spread their retries.
+ */
+ipc_u32 ipc_backoff_ms(const struct ipc_backoff_cfg *c, ipc_u32 attempt,
+		       struct ipc_rng *r);
+
+/* ------------------------------------------------------------------ */
+/* Actions returned by the state machines (bit mask)                    */
+/* ------------------------------------------------------------------ */
+#define IPC_ACT_SEND		0x0001u	/* send this packet now */
+#define IPC_ACT_QUEUE		0x0002u	/* append this packet to the wait queue */
+#define IPC_ACT_DROP		0x0004u	/* drop this packet (reason given) */
+#define IPC_ACT_DROP_OLDEST	0x0008u	/* drop the oldest queued packet first */
+#define IPC_ACT_START_QUERY	0x0010u	/* path: start a resolution (cancel none) */
+#define IPC_ACT_CANCEL_QUERY	0x0020u	/* path: cancel the outstanding query */
+#define IPC_ACT_FLUSH_QUEUE	0x0040u	/* send every queued packet, in order */
+#define IPC_ACT_PURGE_QUEUE	0x0080u	/* drop every queued packet (reason given) */
+#define IPC_ACT_RELEASE_AH	0x0100u	/* the cached address handle is invalid */
+#define IPC_ACT_JOIN		0x0200u	/* mcast: start a join of type join_type */
+#define IPC_ACT_LEAVE		0x0400u	/* mcast: leave (free the SA membership) */
+#define IPC_ACT_ATTACH		0x0800u	/* mcast: attach the QP to the MGID */
+#define IPC_ACT_DETACH		0x1000u	/* mcast: detach the QP from the MGID */
+#define IPC_ACT_TO_ROUTERS	0x2000u	/* mcast: send this/queued packets to all-routers */
+#define IPC_ACT_FREE		0x4000u	/* the object may be freed now */
+#define IPC_ACT_LOG		0x8000u	/* log once (reason/status given) */
+
+#define IPC_NO_DEADLINE		(~0ull)
+
+struct ipc_result {
+	ipc_u32 actions;	/* IPC_ACT_* */
+	ipc_u8 reason;		/* enum ipc_reason for DROP/PURGE */
+	ipc_u8 join_type;	/* enum ipc_join_type for JOIN */
+	ipc_u16 pad;
+	ipc_u64 deadline_ms;	/* next call to *_timer() due, or IPC_NO_DEADLINE */
+};
+
+/* ------------------------------------------------------------------ */
+/* Path / neighbour machine: one per destination GID                    */
+/* ------------------------------------------------------------------ */
+enum ipc_path_state {
+	IPC_PATH_UNKNOWN = 0,	/* nothing known, nothing asked */
+	IPC_PATH_RESOLVING,	/* query outstanding, packets queued */
+	IPC_PATH_VALID,		/* address handle usable */
+	IPC_PATH_STALE,		/* usable, revalidation query outstanding */
+	IPC_PATH_FAILED,	/* last query failed, retry at deadline */
+	IPC_PATH_STATE_COUNT
+};
+
+struct ipc_path_cfg {
+	ipc_u16 queue_max;	/* packets held while resolving */
+	ipc_u16 max_attempts;	/* queries before FAILED purges the queue */
+	ipc_u32 query_timeout_ms;	/* a query not answered by then failed */
+	ipc_u32 revalidate_ms;	/* s9.4: VALID -> revalidate after this */
+	ipc_u32 idle_ms;	/* unused this long: FREE */
+	struct ipc_backoff_cfg backoff;
+};
+/* Defaults (queue 16, 3 attempts, 4 s timeout, 60 s revalidate, ...). */
+void ipc_path_cfg_default(struct ipc_path_cfg *c);
+
+struct ipc_path {
+	ipc_u8 state;		/* enum ipc_path_state */
+	ipc_u8 attempts;
+	ipc_u16 queued;		/* packets the shim holds for this path */
+	ipc_s32 last_status;	/* last query status (0 or -errno) */
+	ipc_u64 deadline_ms;
+	ipc_u64 last_used_ms;
+	ipc_u64 valid_since_ms;
+};
+void ipc_path_init(struct ipc_path *p);
+/* A packet wants to go through this path. */
+void ipc_path_tx(struct ipc_path *p, const struct ipc_path_cfg *c,
+		 ipc_u64 now, struct ipc_result *r);
+/* The outstanding query finished with status (0 or -errno). */
+void ipc_path_query_done(struct ipc_path *p, const struct ipc_path_cfg *c,
+			 ipc_u64 now, int status, struct ipc_rng *rng,
+			 struct ipc_result *r);
+/* The deadline passed. */
+void ipc_path_timer(struct ipc_path *p, const struct ipc_path_cfg *c,
+		    ipc_u64 now, struct ipc_rng *rng, struct ipc_result *r);
+/*
+ * Port event / flush (light or heavier): the handle may be invalid.
+ * VALID -> STALE with a revalidation query; queued packets kept.
+ */
+void ipc_path_flush(struct ipc_path *p, const struct ipc_path_cfg *c,
+		    ipc_u64 now, struct ipc_result *r);
+/*
+ * Tear down (interface down, device removal): PURGE, CANCEL, FREE as
+ * needed.
+ */
+void ipc_path_destroy(struct ipc_path *p, struct ipc_result *r);
+const char *ipc_path_state_name(int state);
+
+/* ------------------------------------------------------------------ */
+/* Neighbour QPN tracking (RFC 4391 s9.4)                               */
+/* ------------------------------------------------------------------ */
+/*
+ * A neighbour entry's hardware address was updated from old to new.
+ * Returns 1 if the entry must be rebuilt (QPN or GID changed: drop the
+ * cached handle/connection for it), 0 if only flags changed.
+ */
+int ipc_neigh_addr_changed(const ipc_u8 old_addr[20],
+			   const ipc_u8 new_addr[20]);
+
+/* ------------------------------------------------------------------ */
+/* Multicast group machine (RFC 4391 s5, s10, s11)                      */
+/* ------------------------------------------------------------------ */
+enum ipc_join_type {
+	IPC_JOIN_NONE = 0,
+	IPC_JOIN_FULL = 1,	/* JoinState bit 0: FullMember */
+	IPC_JOIN_NON = 2,	/* bit 1: NonMember (s11 routers) */
+	IPC_JOIN_SENDONLY = 4	/* bit 2: SendOnlyNonMember (s10) */
+};
+
+enum ipc_mc_state {
+	IPC_MC_IDLE = 0,	/* not joined, nothing wanted */
+	IPC_MC_JOINING,		/* join outstanding */
+	IPC_MC_JOINED,		/* joined and attached */
+	IPC_MC_BACKOFF,		/* join failed, retry at deadline */
+	IPC_MC_MISSING,		/* send-only: group does not exist (cached) */
+	IPC_MC_LEAVING,		/* leave requested while a join was outstanding */
+	IPC_MC_STATE_COUNT
+};
+
+struct ipc_mc_cfg {
+	ipc_u16 queue_max;	/* packets held while a send-only join runs */
+	ipc_u16 pad;
+	ipc_u32 sendonly_idle_ms;	/* idle send-only memberships expire */
+	ipc_u32 missing_ttl_ms;	/* how long "group missing" is cached */
+	ipc_u32 join_timeout_ms;
+	struct ipc_backoff_cfg backoff;
+};
+void ipc_mc_cfg_default(struct ipc_mc_cfg *c);
+
+struct ipc_mc {
+	ipc_u8 state;		/* enum ipc_mc_state */
+	ipc_u8 want;		/* enum ipc_join_type bits the stack wants */
+	ipc_u8 joined;		/* join type currently held */
+	ipc_u8 pending;		/* join type outstanding */
+	ipc_u8 attempts;
+	ipc_u8 scope;		/* MGID scope nibble */
+	ipc_u16 queued;
+	ipc_s32 last_status;
+	ipc_u32 pad;
+	ipc_u64 deadline_ms;
+	ipc_u64 last_tx_ms;
+};
+/* scope: the MGID's scope nibble (s10 "scope > link-local"). */
+void ipc_mc_init(struct ipc_mc *m, ipc_u8 scope);
+/* The stack subscribed (FULL, or NON for s11 promiscuous emulation). */
+void ipc_mc_subscribe(struct ipc_mc *m, const struct ipc_mc_cfg *c, int type,
+		      ipc_u64 now, struct ipc_result *r);
+/* The stack unsubscribed that type. */
+void ipc_mc_unsubscribe(struct ipc_mc *m, const struct ipc_mc_cfg *c,
+			int type, ipc_u64 now, struct ipc_result *r);
+/*
+ * Egress decision for one packet (s10). routers_joined says whether the
+ * all-routers group of this link is usable now.
+ */
+void ipc_mc_tx(struct ipc_mc *m, const struct ipc_mc_cfg *c, ipc_u64 now,
+	       int routers_joined, struct ipc_result *r);
+/*
+ * The outstanding join finished: status 0, -IPC_ENOENT (group does not
+ * exist), -IPC_ETIMEDOUT, -IPC_ENETRESET (SA event) or another -errno.
+ */
+void ipc_mc_join_done(struct ipc_mc *m, const struct ipc_mc_cfg *c,
+		      ipc_u64 now, int status, int routers_joined,
+		      struct ipc_rng *rng, struct ipc_result *r);
+void ipc_mc_timer(struct ipc_mc *m, const struct ipc_mc_cfg *c, ipc_u64 now,
+		  struct ipc_rng *rng, struct ipc_result *r);
+/*
+ * Flush (client reregister, SM change, port active): rejoin what is
+ * wanted, after a jittered delay in [0, spread_ms) so that a whole
+ * fabric does not ask the SA in the same instant.
+ */
+void ipc_mc_flush(struct ipc_mc *m, const struct ipc_mc_cfg *c, ipc_u64 now,
+		  ipc_u32 spread_ms, struct ipc_rng *rng,
+		  struct ipc_result *r);
+/* Tear down: leave/detach/purge as needed, then FREE. */
+void ipc_mc_destroy(struct ipc_mc *m, struct ipc_result *r);
+const char *ipc_mc_state_name(int state);
+
+/* ------------------------------------------------------------------ */
+/* Interface link machine                                               */
+/* ------------------------------------------------------------------ */
+enum ipc_event {
+	IPC_EV_PORT_ACTIVE = 0,
+	IPC_EV_PORT_ERR,
+	IPC_EV_LID_CHANGE,
+	IPC_EV_PKEY_CHANGE,
+	IPC_EV_GID_CHANGE,
+	IPC_EV_SM_CHANGE,
+	IPC_EV_CLIENT_REREGISTER,
+	IPC_EV_COUNT
+};
+
+enum ipc_flush_level {
+	IPC_FLUSH_NONE = 0,
+	IPC_FLUSH_LIGHT,	/* paths invalid, multicast rejoined */
+	IPC_FLUSH_NORMAL,	/* light + interface down/up */
+	IPC_FLUSH_HEAVY		/* normal + P_Key index re-read */
+};
+
+/* The flush level for an event (the reason is commented in the core). */
+int ipc_event_flush_level(int event);
+const char *ipc_event_name(int event);
+
+#define IPC_LINK_ACT_CARRIER_ON		0x01u
+#define IPC_LINK_ACT_CARRIER_OFF	0x02u
+#define IPC_LINK_ACT_JOIN_BCAST		0x04u	/* start the broadcast join */
+#define IPC_LINK_ACT_LEAVE_ALL		0x08u	/* leave every group, flush paths */
+#define IPC_LINK_ACT_FLUSH_PATHS	0x10u
+#define IPC_LINK_ACT_REJOIN_ALL		0x20u
+#define IPC_LINK_ACT_REREAD_PKEY	0x40u
+#define IPC_LINK_ACT_REREAD_GID		0x80u	/* dev_addr must follow the port GID */
+
+struct ipc_link {
+	ipc_u8 admin_up;	/* ndo_open .. ndo_stop */
+	ipc_u8 port_active;
+	ipc_u8 pkey_present;	/* our P_Key is in the port's table */
+	ipc_u8 bcast_state;	/* 0 none, 1 joining, 2 joined, 3 failed */
+	ipc_u8 carrier;
+	ipc_u8 pad[3];
+};
+void ipc_link_init(struct ipc_link *l);
+/* Each returns IPC_LINK_ACT_* the shim performs, in bit order. */
+ipc_u32 ipc_link_open(struct ipc_link *l);
+ipc_u32 ipc_link_stop(struct ipc_link *l);
+ipc_u32 ipc_link_port_state(struct ipc_link *l, int active, int pkey_present);
+ipc_u32 ipc_link_bcast_done(struct ipc_link *l, int status);
+ipc_u32 ipc_link_event(struct ipc_link *l, int event);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* IPOIB_CORE_H */

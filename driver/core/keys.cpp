@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * keys.cpp - P_Key and Q_Key rules (IBA s10.9, RFC 4391 s4.1).
+ */
+#include "core.hpp"
+
+namespace ipc
+{
+namespace
+{
+
+constexpr u16 pkey_base_mask = 0x7fff;
+constexpr u16 pkey_default_base = 0x7fff;
+constexpr unsigned roce_qkey_shift = 16;
+
+constexpr u16 pkey_base(u16 pkey)
+{
+	return pkey & pkey_base_mask;
+}
+
+} // namespace
+} // namespace ipc
+
+using namespace ipc;
+
+/* IBA s10.9.1.2: a P_Key with base 0 (0x0000, 0x8000) is invalid. */
+extern "C" int ipc_pkey_valid(ipc_u16 pkey)
+{
+	return pkey_base(pkey) != 0;
+}
+
+extern "C" ipc_u16 ipc_pkey_full(ipc_u16 pkey)
+{
+	return static_cast<u16>(pkey | IPC_PKEY_FULL);
+}
+
+extern "C" int ipc_pkey_is_full(ipc_u16 pkey)
+{
+	return (pkey & IPC_PKEY_FULL) != 0;
+}
+
+/* IBA s10.9.3: equal base, at least one full member, both valid. */
+extern "C" int ipc_pkey_match(ipc_u16 a, ipc_u16 b)
+{
+	return ipc_pkey_valid(a) && ipc_pkey_valid(b) &&
+	       pkey_base(a) == pkey_base(b) &&
+	       (ipc_pkey_is_full(a) || ipc_pkey_is_full(b));
+}
+
+/* s4.1: a controlled Q_Key has the high-order bit set. */
+extern "C" int ipc_qkey_is_controlled(ipc_u32 qkey)
+{
+	return (qkey & IPC_QKEY_CONTROLLED) != 0;
+}
+
+/*
+ * The default partition (base 0x7fff, full or limited) keeps the standard
+ * Q_Key; any other base is folded into bits 16..30, which never sets the
+ * controlled bit.
+ */
+extern "C" ipc_u32 ipc_roce_qkey_for_pkey(ipc_u16 pkey)
+{
+	if (pkey_base(pkey) == pkey_default_base)
+		return IPC_QKEY_DEFAULT;
+	return IPC_QKEY_DEFAULT |
+	       (static_cast<u32>(pkey_base(pkey)) << roce_qkey_shift);
+}

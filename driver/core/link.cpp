@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * link.cpp - the interface link machine: carrier and the reaction to port
+ * events (flush levels), after the in-tree driver's ipoib_ib_dev_flush_*.
+ *
+ * Carrier is on exactly when admin_up && port_active && pkey_present &&
+ * the broadcast group is joined (RFC 4391 s5: the link is formed by the
+ * broadcast group membership). Every entry point returns IPC_LINK_ACT_*
+ * performed in bit order, and CARRIER_ON/OFF only on a change.
+ *
+ * What the shim does for each action:
+ *   JOIN_BCAST    subscribe FULL to the broadcast group; report the outcome
+ *                 with ipc_link_bcast_done() (again after each retry).
+ *   LEAVE_ALL     ipc_mc_destroy() every group and ipc_path_destroy() every
+ *                 path: the handles are built on a LID or P_Key that may be
+ *                 gone.
+ *   FLUSH_PATHS   ipc_path_flush() every path (revalidate, keep handles).
+ *   REJOIN_ALL    ipc_mc_flush() every group, with the fabric spread.
+ *   REREAD_PKEY   look up the P_Key index again, then report it with
+ *                 ipc_link_port_state(), which answers JOIN_BCAST if the
+ *                 link can come up. A HEAVY flush therefore carries no
+ *                 JOIN_BCAST itself: in bit order it would run before the
+ *                 re-read, on the old index.
+ *   REREAD_GID    copy the port GID into dev_addr.
+ */
+#include "core.hpp"
+
+namespace ipc
+{
+namespace
+{
+
+enum bcast_state : u8 {
+	BCAST_NONE = 0,
+	BCAST_JOINING = 1,
+	BCAST_JOINED = 2,
+	BCAST_FAILED = 3,
+};
+
+constexpr const char *const event_names[] = {
+	"port_active", "port_err",   "lid_change",	  "pkey_change",
+	"gid_change",  "sm_change", "client_reregister",
+};
+static_assert(sizeof(event_names) / sizeof(event_names[0]) == IPC_EV_COUNT,
+	      "an event without a name");
+
+/* Why each event flushes as much as it does. */
+constexpr u8 event_levels[] = {
+	/* PORT_ACTIVE: the port (re)appeared; LID, SM and memberships may
+	 * all be new: take the interface down and up. */
+	IPC_FLUSH_NORMAL,
+	/* PORT_ERR: nothing on the fabric is reachable; carrier off and
+	 * every handle and membership is void. */
+	IPC_FLUSH_NORMAL,
+	/* LID_CHANGE: address handles and multicast forwarding were built
+	 * for the old LID. */
+	IPC_FLUSH_NORMAL,
+	/* PKEY_CHANGE: our P_Key may have moved index or gone; the QP must
+	 * be brought up again on the new index (HEAVY). */
+	IPC_FLUSH_HEAVY,
+	/* GID_CHANGE: the source GID of paths and joins changed and dev_addr
+	 * must follow; the LID and handles toward peers are unaffected. */
+	IPC_FLUSH_LIGHT,
+	/* SM_CHANGE: a new SM may not know our joins or the old path
+	 * records; LIDs normally survive: revalidate and rejoin. */
+	IPC_FLUSH_LIGHT,
+	/* CLIENT_REREGISTER: the SM asks clients to register their SA state
+	 * again: rejoin every group, revalidate paths. */
+	IPC_FLUSH_LIGHT,
+};
+static_assert(sizeof(event_levels) == IPC_EV_COUNT, "an event without level");
+
+bool link_ready(const struct ipc_link *l)
+{
+	return l->admin_up && l->port_active && l->pkey_present;
+}
+
+/* Start the broadcast join when the link can carry it and none runs. */
+u32 link_maybe_join(struct ipc_link *l)
+{
+	if (!link_ready(l) ||
+	    (l->bcast_state != BCAST_NONE && l->bcast_state != BCAST_FAILED))
+		return 0;
+	l->bcast_state = BCAST_JOINING;
+	return IPC_LINK_ACT_JOIN_BCAST;
+}
+
+/* Tear down what depended on the link being up. */
+u32 link_down(struct ipc_link *l)
+{
+	l->bcast_state = BCAST_NONE;
+	return IPC_LINK_ACT_LEAVE_ALL;
+}
+
+/* Append the carrier edge, if any, to the actions. */
+u32 link_commit(struct ipc_link *l, u32 act)
+{
+	u8 carrier = link_ready(l) && l->bcast_state == BCAST_JOINED;
+
+	if (carrier != l->carrier)
+		act |= carrier ? IPC_LINK_ACT_CARRIER_ON :
+				 IPC_LINK_ACT_CARRIER_OFF;
+	l->carrier = carrier;
+	return act;
+}
+
+} // namespace
+} // namespace ipc
+
+using namespace ipc;
+
+extern "C" void ipc_link_init(struct ipc_link *l)
+{
+	mem_zero(l, sizeof(*l));
+}
+
+extern "C" ipc_u32 ipc_link_open(struct ipc_link *l)
+{
+	l->admin_up = 1;
+	return link_commit(l, link_maybe_join(l));
+}
+
+extern "C" ipc_u32 ipc_link_stop(struct ipc_link *l)
+{
+	if (!l->admin_up)
+		return 0;
+	l->admin_up = 0;
+	return link_commit(l, link_down(l));
+}
+
+extern "C" ipc_u32 ipc_link_port_state(struct ipc_link *l, int active,
+				       int pkey_present)
+{
+	bool was_ready = link_ready(l);
+	u32 act = 0;
+
+	l->port_active = active != 0;
+	l->pkey_present = pkey_present != 0;
+	if (was_ready && !link_ready(l))
+		act |= link_down(l);
+	act |= link_maybe_join(l);
+	return link_commit(l, act);
+}
+
+/*
+ * The broadcast join finished (status 0 or -errno). Reported while joining
+ * or after a failure (the shim's multicast machine retries); a failure
+ * while joined means the membership was lost. Ignored when no join was
+ * asked for (a completion that raced with stop or a port error).
+ */
+extern "C" ipc_u32 ipc_link_bcast_done(struct ipc_link *l, int status)
+{
+	if (l->bcast_state == BCAST_NONE)
+		return 0;
+	l->bcast_state = status ? BCAST_FAILED : BCAST_JOINED;
+	return link_commit(l, 0);
+}
+
+extern "C" int ipc_event_flush_level(int event)
+{
+	if (event < 0 || event >= IPC_EV_COUNT)
+		return IPC_FLUSH_NONE;
+	return event_levels[event];
+}
+
+extern "C" const char *ipc_event_name(int event)
+{
+	return name_of(event_names, event);
+}
+
+/*
+ * PORT_ACTIVE and PORT_ERR also set port_active. While the interface is
+ * down there is nothing to flush: only the re-reads are asked for.
+ */
+extern "C" ipc_u32 ipc_link_event(struct ipc_link *l, int event)
+{
+	int level = ipc_event_flush_level(event);
+	u32 act = 0;
+
+	if (event == IPC_EV_PORT_ACTIVE)
+		l->port_active = 1;
+	else if (event == IPC_EV_PORT_ERR)
+		l->port_active = 0;
+	if (event == IPC_EV_GID_CHANGE)
+		act |= IPC_LINK_ACT_REREAD_GID;
+	if (level == IPC_FLUSH_HEAVY)
+		act |= IPC_LINK_ACT_REREAD_PKEY;
+	if (!l->admin_up)
+		return link_commit(l, act);
+	switch (level) {
+	case IPC_FLUSH_LIGHT:
+		act |= IPC_LINK_ACT_FLUSH_PATHS | IPC_LINK_ACT_REJOIN_ALL;
+		break;
+	case IPC_FLUSH_NORMAL:
+		act |= link_down(l) | link_maybe_join(l);
+		break;
+	case IPC_FLUSH_HEAVY: /* JOIN_BCAST follows the P_Key re-read */
+		act |= link_down(l);
+		break;
+	default:
+		break;
+	}
+	return link_commit(l, act);
+}

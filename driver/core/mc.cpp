@@ -1,0 +1,512 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * mc.cpp - the multicast group machine: one per MGID, joining what the
+ * stack wants (RFC 4391 s5), send-only joins for egress (s10), NonMember
+ * joins for routers (s11).
+ *
+ * Memberships: one at a time, the strongest wanted: FULL, else NON, else
+ * SENDONLY. FULL and NON are subscribed by the stack; SENDONLY is wanted
+ * implicitly by a tx that finds nothing held, and a FULL/NON subscription
+ * replaces it (a full member may send). FULL and NON memberships are
+ * attached to the QP; a SENDONLY one is not (s10: "only the FullMember join
+ * causes multicast packets to be routed TO the port"), as in-tree.
+ *
+ * Who owns what: the shim holds the packets, the SA join handle and the QP
+ * attachment; m->queued is written by the core only (core.hpp queue_hold():
+ * QUEUE +1, DROP_OLDEST|QUEUE same, FLUSH_QUEUE / TO_ROUTERS in a join
+ * result / PURGE_QUEUE = 0). LEAVE frees the membership or cancels the
+ * outstanding join (ib_sa_free_multicast() does both); after it the shim
+ * must not report that join's completion. A completion where no join is
+ * outstanding is ignored: in JOINED that includes -IPC_ENETRESET on an
+ * established membership, since the port event behind it arrives as a
+ * flush (SM change, client reregister).
+ *
+ * A result is performed in this order: DETACH, LEAVE, PURGE_QUEUE,
+ * DROP_OLDEST, then JOIN, ATTACH, QUEUE / SEND / DROP / TO_ROUTERS,
+ * FLUSH_QUEUE, LOG, and FREE last. TO_ROUTERS in a tx result is for this
+ * packet; in a join_done result it is for the queued packets.
+ *
+ *   IDLE     --subscribe--> JOINING (JOIN FULL/NON)
+ *   IDLE     --tx--> JOINING (JOIN SENDONLY, QUEUE)
+ *   JOINING  --ok--> JOINED (ATTACH unless send-only, FLUSH_QUEUE)
+ *   JOINING  --ENOENT on a send-only join--> MISSING (TO_ROUTERS or PURGE)
+ *   JOINING  --err/timeout--> BACKOFF (PURGE, LOG on the first)
+ *   BACKOFF  --deadline--> JOINING
+ *   JOINING  --unsubscribe--> LEAVING --join done--> FREE (LEAVE if joined)
+ *   JOINED   --unsubscribe, or send-only idle--> FREE (DETACH, LEAVE)
+ *   JOINED   --flush--> BACKOFF (DETACH, LEAVE; rejoin within spread_ms)
+ */
+#include "core.hpp"
+
+namespace ipc
+{
+namespace
+{
+
+constexpr const char *const mc_state_names[] = {
+	"idle", "joining", "joined", "backoff", "missing", "leaving",
+};
+static_assert(sizeof(mc_state_names) / sizeof(mc_state_names[0]) ==
+		      IPC_MC_STATE_COUNT,
+	      "a multicast state without a name");
+
+/* One call into the machine. */
+struct McCall {
+	struct ipc_mc *m;
+	const struct ipc_mc_cfg *c;
+	u64 now;
+	struct ipc_rng *rng;
+	Out out;
+};
+
+void mc_reset(struct ipc_mc *m, u8 scope)
+{
+	mem_zero(m, sizeof(*m));
+	m->state = IPC_MC_IDLE;
+	m->scope = scope & 0xf;
+	m->deadline_ms = IPC_NO_DEADLINE;
+}
+
+constexpr bool mc_subscribable(int type)
+{
+	return type == IPC_JOIN_FULL || type == IPC_JOIN_NON;
+}
+
+/* The membership to hold: the strongest wanted. */
+u8 mc_desired(const struct ipc_mc *m)
+{
+	if (m->want & IPC_JOIN_FULL)
+		return IPC_JOIN_FULL;
+	if (m->want & IPC_JOIN_NON)
+		return IPC_JOIN_NON;
+	return m->want & IPC_JOIN_SENDONLY;
+}
+
+constexpr bool mc_attached(u8 joined)
+{
+	return joined == IPC_JOIN_FULL || joined == IPC_JOIN_NON;
+}
+
+ipc_mc_state mc_free(McCall &k)
+{
+	k.out.act(IPC_ACT_FREE);
+	mc_reset(k.m, k.m->scope);
+	return IPC_MC_IDLE;
+}
+
+/* Give up the membership held (JOINED only). */
+void mc_drop_membership(McCall &k)
+{
+	if (mc_attached(k.m->joined))
+		k.out.act(IPC_ACT_DETACH);
+	k.out.act(IPC_ACT_LEAVE);
+	k.m->joined = IPC_JOIN_NONE;
+}
+
+ipc_mc_state mc_join(McCall &k, u8 type)
+{
+	k.out.join(type);
+	k.m->pending = type;
+	count_attempt(&k.m->attempts);
+	k.m->deadline_ms = after(k.now, k.c->join_timeout_ms);
+	return IPC_MC_JOINING;
+}
+
+ipc_mc_state mc_join_fresh(McCall &k, u8 type)
+{
+	k.m->attempts = 0;
+	return mc_join(k, type);
+}
+
+void mc_enqueue(McCall &k)
+{
+	queue_hold(k.out, &k.m->queued, k.c->queue_max);
+}
+
+/* s10: with the group absent, off-link scopes go to the on-link routers. */
+bool mc_to_routers(const McCall &k, int routers_joined)
+{
+	return routers_joined && k.m->scope > IPC_SCOPE_LINK;
+}
+
+u64 mc_joined_deadline(const McCall &k)
+{
+	if (k.m->joined != IPC_JOIN_SENDONLY)
+		return IPC_NO_DEADLINE;
+	return after(k.m->last_tx_ms, k.c->sendonly_idle_ms);
+}
+
+/*
+ * A join failed or timed out: the packets that waited a whole join are
+ * dropped, the retry comes after a jittered backoff, and only the first
+ * failure of a run is logged.
+ */
+ipc_mc_state mc_join_failed(McCall &k, int status)
+{
+	k.m->last_status = status;
+	k.m->pending = IPC_JOIN_NONE;
+	queue_purge(k.out, &k.m->queued, IPC_R_NO_ROUTE);
+	if (k.m->attempts <= 1)
+		k.out.act(IPC_ACT_LOG, IPC_R_NO_ROUTE);
+	k.m->deadline_ms = after(
+		k.now, ipc_backoff_ms(&k.c->backoff, k.m->attempts, k.rng));
+	return IPC_MC_BACKOFF;
+}
+
+ipc_mc_state mc_joined(McCall &k)
+{
+	k.m->joined = k.m->pending;
+	k.m->pending = IPC_JOIN_NONE;
+	u8 want = mc_desired(k.m);
+	if (want != k.m->joined) {
+		/* The stack changed its mind during the join: swap it. */
+		k.out.act(IPC_ACT_LEAVE);
+		k.m->joined = IPC_JOIN_NONE;
+		return mc_join_fresh(k, want);
+	}
+	k.m->attempts = 0;
+	if (mc_attached(k.m->joined))
+		k.out.act(IPC_ACT_ATTACH);
+	queue_release(k.out, &k.m->queued, IPC_ACT_FLUSH_QUEUE);
+	k.m->deadline_ms = mc_joined_deadline(k);
+	return IPC_MC_JOINED;
+}
+
+/* JOINED but holding the wrong type (or none wanted): converge. */
+ipc_mc_state mc_reconcile(McCall &k)
+{
+	u8 want = mc_desired(k.m);
+
+	if (want == k.m->joined)
+		return IPC_MC_JOINED;
+	mc_drop_membership(k);
+	if (want == IPC_JOIN_NONE)
+		return mc_free(k);
+	return mc_join_fresh(k, want);
+}
+
+/* s10 egress without a membership: all-routers or drop. */
+void mc_route_or_drop(McCall &k, int routers_joined)
+{
+	if (mc_to_routers(k, routers_joined))
+		k.out.act(IPC_ACT_TO_ROUTERS);
+	else
+		k.out.act(IPC_ACT_DROP, IPC_R_NOT_JOINED);
+}
+
+/* ---- handlers: (state, event) -> next state ----------------------- */
+
+ipc_mc_state mc_on_subscribe(McCall &k, ipc_mc_state s, u8 type)
+{
+	/* A full or non member may send: the implicit send-only want goes. */
+	k.m->want = static_cast<u8>((k.m->want | type) & ~IPC_JOIN_SENDONLY);
+	switch (s) {
+	case IPC_MC_IDLE:
+	case IPC_MC_MISSING: /* a FULL join creates the group */
+		return mc_join_fresh(k, mc_desired(k.m));
+	case IPC_MC_JOINING: /* join_done converges on the new want */
+	case IPC_MC_BACKOFF: /* the retry joins the new want: keep the pace */
+		return s;
+	case IPC_MC_JOINED:
+		return mc_reconcile(k);
+	case IPC_MC_LEAVING: /* the outstanding join is wanted again */
+		return IPC_MC_JOINING;
+	default:
+		return mc_free(k);
+	}
+}
+
+ipc_mc_state mc_on_unsubscribe(McCall &k, ipc_mc_state s, u8 type)
+{
+	k.m->want = static_cast<u8>(k.m->want & ~type);
+	bool none = mc_desired(k.m) == IPC_JOIN_NONE;
+	switch (s) {
+	case IPC_MC_IDLE:
+		return mc_free(k);
+	case IPC_MC_JOINING:
+		if (!none)
+			return s;
+		queue_purge(k.out, &k.m->queued, IPC_R_NOT_JOINED);
+		return IPC_MC_LEAVING;
+	case IPC_MC_JOINED:
+		return mc_reconcile(k);
+	case IPC_MC_BACKOFF:
+	case IPC_MC_MISSING:
+		if (!none)
+			return s;
+		queue_purge(k.out, &k.m->queued, IPC_R_NOT_JOINED);
+		return mc_free(k);
+	case IPC_MC_LEAVING:
+		return s;
+	default:
+		return mc_free(k);
+	}
+}
+
+/* s10 egress: "if the egress port is already a SendOnlyNonMember or a
+ * FullMember => send the packet, else ... do a SendOnlyNonMember join". */
+ipc_mc_state mc_on_tx(McCall &k, ipc_mc_state s, int routers_joined)
+{
+	k.m->last_tx_ms = k.now;
+	switch (s) {
+	case IPC_MC_MISSING:
+		if (k.now < k.m->deadline_ms) {
+			mc_route_or_drop(k, routers_joined);
+			return s;
+		}
+		/* The cached absence expired: ask again, as from IDLE. */
+		[[fallthrough]];
+	case IPC_MC_IDLE:
+		k.m->want |= IPC_JOIN_SENDONLY;
+		mc_enqueue(k);
+		return mc_join_fresh(k, IPC_JOIN_SENDONLY);
+	case IPC_MC_JOINING:
+	case IPC_MC_BACKOFF:
+		mc_enqueue(k);
+		return s;
+	case IPC_MC_JOINED:
+		k.out.act(IPC_ACT_SEND);
+		return s;
+	case IPC_MC_LEAVING: /* the object is going; a new one will join */
+		k.out.act(IPC_ACT_DROP, IPC_R_NOT_JOINED);
+		return s;
+	default:
+		return mc_free(k);
+	}
+}
+
+ipc_mc_state mc_on_join_done(McCall &k, ipc_mc_state s, int status,
+			     int routers_joined)
+{
+	switch (s) {
+	case IPC_MC_JOINING:
+		k.m->last_status = status;
+		if (!status)
+			return mc_joined(k);
+		if (status != -IPC_ENOENT || k.m->pending != IPC_JOIN_SENDONLY)
+			return mc_join_failed(k, status);
+		/* s10: no such group; cache that for missing_ttl_ms. */
+		k.m->pending = IPC_JOIN_NONE;
+		k.m->attempts = 0;
+		if (mc_to_routers(k, routers_joined))
+			queue_release(k.out, &k.m->queued, IPC_ACT_TO_ROUTERS);
+		else
+			queue_purge(k.out, &k.m->queued, IPC_R_NOT_JOINED);
+		k.m->deadline_ms = after(k.now, k.c->missing_ttl_ms);
+		return IPC_MC_MISSING;
+	case IPC_MC_LEAVING:
+		k.m->last_status = status;
+		if (!status) /* joined, never attached: only the leave */
+			k.out.act(IPC_ACT_LEAVE);
+		return mc_free(k);
+	case IPC_MC_IDLE:
+	case IPC_MC_JOINED:
+	case IPC_MC_BACKOFF:
+	case IPC_MC_MISSING:
+		/* No join outstanding: a late or reset completion, ignored. */
+		return s;
+	default:
+		return mc_free(k);
+	}
+}
+
+ipc_mc_state mc_on_timer(McCall &k, ipc_mc_state s)
+{
+	switch (s) {
+	case IPC_MC_IDLE: /* arms no deadline: a spurious call */
+		return s;
+	case IPC_MC_JOINING:
+		if (k.now < k.m->deadline_ms)
+			return s;
+		k.out.act(IPC_ACT_LEAVE); /* cancels the join */
+		return mc_join_failed(k, -IPC_ETIMEDOUT);
+	case IPC_MC_JOINED:
+		if (k.m->joined != IPC_JOIN_SENDONLY)
+			return s;
+		if (k.now < mc_joined_deadline(k)) {
+			k.m->deadline_ms = mc_joined_deadline(k);
+			return s;
+		}
+		mc_drop_membership(k);
+		return mc_free(k);
+	case IPC_MC_BACKOFF:
+		if (k.now < k.m->deadline_ms)
+			return s;
+		return mc_join(k, mc_desired(k.m));
+	case IPC_MC_MISSING: /* the cache expired: a later tx starts over */
+		if (k.now < k.m->deadline_ms)
+			return s;
+		return mc_free(k);
+	case IPC_MC_LEAVING:
+		if (k.now < k.m->deadline_ms)
+			return s;
+		k.out.act(IPC_ACT_LEAVE);
+		return mc_free(k);
+	default:
+		return mc_free(k);
+	}
+}
+
+/*
+ * A flush (client reregister, SM change): the SA may have forgotten the
+ * membership, and a rejoin may return another MLID, so the membership is
+ * given up now (DETACH and LEAVE, as the in-tree ipoib_mcast_dev_flush()
+ * does) and rejoined from BACKOFF after a delay drawn from [0, spread_ms):
+ * a whole fabric flushed at once reaches the SA spread over that window. A
+ * send-only membership is not rejoined: the next tx asks again.
+ */
+ipc_mc_state mc_on_flush(McCall &k, ipc_mc_state s, u32 spread_ms)
+{
+	u32 delay = spread_ms ? rng_between(k.rng, 0, spread_ms - 1) : 0;
+
+	switch (s) {
+	case IPC_MC_IDLE:
+		return s;
+	case IPC_MC_JOINING:
+		k.out.act(IPC_ACT_LEAVE);
+		k.m->pending = IPC_JOIN_NONE;
+		break;
+	case IPC_MC_JOINED:
+		mc_drop_membership(k);
+		if (mc_desired(k.m) == IPC_JOIN_SENDONLY)
+			return mc_free(k);
+		break;
+	case IPC_MC_BACKOFF:
+		break;
+	case IPC_MC_MISSING: /* the group may exist now */
+		return mc_free(k);
+	case IPC_MC_LEAVING:
+		k.out.act(IPC_ACT_LEAVE);
+		return mc_free(k);
+	default:
+		return mc_free(k);
+	}
+	k.m->attempts = 0;
+	k.m->deadline_ms = after(k.now, delay);
+	return IPC_MC_BACKOFF;
+}
+
+/* The queued packets die with the interface: counted as link down. */
+void mc_on_destroy(McCall &k, ipc_mc_state s)
+{
+	if (s == IPC_MC_JOINED)
+		mc_drop_membership(k);
+	else if (s == IPC_MC_JOINING || s == IPC_MC_LEAVING)
+		k.out.act(IPC_ACT_LEAVE);
+	queue_purge(k.out, &k.m->queued, IPC_R_LINK_DOWN);
+	mc_free(k);
+}
+
+McCall mc_call(struct ipc_mc *m, const struct ipc_mc_cfg *c, u64 now,
+	       struct ipc_rng *rng, struct ipc_result *r)
+{
+	return McCall{ m, c, now, rng, Out::begin(r) };
+}
+
+/* An out-of-range state is corrupt memory: the handlers answer FREE. */
+ipc_mc_state mc_state(const struct ipc_mc *m)
+{
+	return static_cast<ipc_mc_state>(m->state);
+}
+
+void mc_commit(McCall &k, ipc_mc_state next)
+{
+	k.m->state = static_cast<u8>(next);
+	k.out.deadline(k.m->deadline_ms);
+}
+
+} // namespace
+} // namespace ipc
+
+using namespace ipc;
+
+extern "C" void ipc_mc_cfg_default(struct ipc_mc_cfg *c)
+{
+	c->queue_max = 64;
+	c->pad = 0;
+	c->sendonly_idle_ms = 60000;
+	c->missing_ttl_ms = 10000;
+	c->join_timeout_ms = 10000;
+	c->backoff.base_ms = 1000;
+	c->backoff.cap_ms = 16000;
+}
+
+extern "C" void ipc_mc_init(struct ipc_mc *m, ipc_u8 scope)
+{
+	mc_reset(m, scope);
+}
+
+/* A type other than FULL or NON changes nothing. */
+extern "C" void ipc_mc_subscribe(struct ipc_mc *m, const struct ipc_mc_cfg *c,
+				 int type, ipc_u64 now, struct ipc_result *r)
+{
+	McCall k = mc_call(m, c, now, nullptr, r);
+
+	if (mc_subscribable(type))
+		mc_commit(k, mc_on_subscribe(k, mc_state(m),
+					     static_cast<u8>(type)));
+	else
+		mc_commit(k, mc_state(m));
+}
+
+/* A type other than FULL or NON changes nothing. */
+extern "C" void ipc_mc_unsubscribe(struct ipc_mc *m,
+				   const struct ipc_mc_cfg *c, int type,
+				   ipc_u64 now, struct ipc_result *r)
+{
+	McCall k = mc_call(m, c, now, nullptr, r);
+
+	if (mc_subscribable(type))
+		mc_commit(k, mc_on_unsubscribe(k, mc_state(m),
+					       static_cast<u8>(type)));
+	else
+		mc_commit(k, mc_state(m));
+}
+
+extern "C" void ipc_mc_tx(struct ipc_mc *m, const struct ipc_mc_cfg *c,
+			  ipc_u64 now, int routers_joined,
+			  struct ipc_result *r)
+{
+	McCall k = mc_call(m, c, now, nullptr, r);
+
+	mc_commit(k, mc_on_tx(k, mc_state(m), routers_joined));
+}
+
+extern "C" void ipc_mc_join_done(struct ipc_mc *m, const struct ipc_mc_cfg *c,
+				 ipc_u64 now, int status, int routers_joined,
+				 struct ipc_rng *rng, struct ipc_result *r)
+{
+	McCall k = mc_call(m, c, now, rng, r);
+
+	mc_commit(k, mc_on_join_done(k, mc_state(m), status, routers_joined));
+}
+
+extern "C" void ipc_mc_timer(struct ipc_mc *m, const struct ipc_mc_cfg *c,
+			     ipc_u64 now, struct ipc_rng *rng,
+			     struct ipc_result *r)
+{
+	McCall k = mc_call(m, c, now, rng, r);
+
+	mc_commit(k, mc_on_timer(k, mc_state(m)));
+}
+
+extern "C" void ipc_mc_flush(struct ipc_mc *m, const struct ipc_mc_cfg *c,
+			     ipc_u64 now, ipc_u32 spread_ms,
+			     struct ipc_rng *rng, struct ipc_result *r)
+{
+	McCall k = mc_call(m, c, now, rng, r);
+
+	mc_commit(k, mc_on_flush(k, mc_state(m), spread_ms));
+}
+
+extern "C" void ipc_mc_destroy(struct ipc_mc *m, struct ipc_result *r)
+{
+	McCall k = mc_call(m, nullptr, 0, nullptr, r);
+
+	mc_on_destroy(k, mc_state(m));
+}
+
+extern "C" const char *ipc_mc_state_name(int state)
+{
+	return name_of(mc_state_names, state);
+}

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * mcast_map.cpp - IP multicast group to MGID (RFC 4391 s4), byte for byte
+ * what the kernel's ip_ib_mc_map() and ipv6_ib_mc_map() write at bytes
+ * 4..19 of the hardware address, with scope and P_Key taken from the
+ * link's broadcast MGID as those helpers take them from dev->broadcast.
+ */
+#include "core.hpp"
+
+namespace ipc
+{
+namespace
+{
+
+/* Offsets inside a 16-byte MGID (s4 figure 1). */
+constexpr size_t mgid_flags_scope = 1; /* ff1S: T flag set, scope S */
+constexpr size_t mgid_signature = 2;
+constexpr size_t mgid_pkey = 4;
+constexpr size_t mgid_group = 6; /* 80-bit group ID */
+
+constexpr u8 mgid_tflag = 0x10;
+
+/* The first 6 bytes shared by every MGID of this link. */
+inline void mgid_prefix(const u8 *bcast_gid, u16 signature, u8 *mgid)
+{
+	mem_zero(mgid, IPC_GID_LEN);
+	mgid[0] = 0xff;
+	mgid[mgid_flags_scope] =
+		static_cast<u8>(mgid_tflag | (bcast_gid[mgid_flags_scope] & 0xf));
+	store_be16(mgid + mgid_signature, signature);
+	mgid[mgid_pkey] = bcast_gid[mgid_pkey];
+	mgid[mgid_pkey + 1] = bcast_gid[mgid_pkey + 1];
+}
+
+} // namespace
+} // namespace ipc
+
+using namespace ipc;
+
+extern "C" void ipc_mgid_from_ipv4(const ipc_u8 group[4],
+				   const ipc_u8 bcast_gid[16], ipc_u8 mgid[16])
+{
+	/* s4: the limited broadcast address SHALL map to the broadcast-GID. */
+	if ((group[0] & group[1] & group[2] & group[3]) == 0xff) {
+		mem_copy(mgid, bcast_gid, IPC_GID_LEN);
+		return;
+	}
+	/* s4: the 28-bit group ID in the low 28 bits, the rest zero. */
+	mgid_prefix(bcast_gid, IPC_SIG_IPV4, mgid);
+	mgid[12] = group[0] & 0x0f;
+	mgid[13] = group[1];
+	mgid[14] = group[2];
+	mgid[15] = group[3];
+}
+
+extern "C" void ipc_mgid_from_ipv6(const ipc_u8 group[16],
+				   const ipc_u8 bcast_gid[16], ipc_u8 mgid[16])
+{
+	/* s4: the low 80 bits of the group ID are used directly. */
+	mgid_prefix(bcast_gid, IPC_SIG_IPV6, mgid);
+	mem_copy(mgid + mgid_group, group + mgid_group,
+		 IPC_GID_LEN - mgid_group);
+}
+
+extern "C" ipc_u8 ipc_mgid_scope(const ipc_u8 mgid[16])
+{
+	return mgid[mgid_flags_scope] & 0xf;
+}
+
+/*
+ * Not multicast at all (QPN or GID): IPC_R_BAD_ADDR. Multicast but not an
+ * IPoIB MGID of this link (T flag clear, unknown signature, other scope or
+ * P_Key; s4: "All MGIDs ... MUST use the same scop bits as in the
+ * broadcast-GID"): IPC_R_WRONG_LINK. The P_Key is compared on all 16 bits,
+ * as the kernel copies it from dev->broadcast.
+ */
+extern "C" int ipc_mcast_addr_check(const ipc_u8 hw[20],
+				    const ipc_u8 bcast_gid[16])
+{
+	const u8 *mgid = addr_gid(hw);
+
+	if (!ipc_addr_is_mcast(hw))
+		return IPC_R_BAD_ADDR;
+	u16 sig = load_be16(mgid + mgid_signature);
+	if (mgid[mgid_flags_scope] !=
+		    (mgid_tflag | (bcast_gid[mgid_flags_scope] & 0xf)) ||
+	    (sig != IPC_SIG_IPV4 && sig != IPC_SIG_IPV6) ||
+	    !mem_equal(mgid + mgid_pkey, bcast_gid + mgid_pkey, 2))
+		return IPC_R_WRONG_LINK;
+	return IPC_R_OK;
+}
+
+/* s4 example: the all-routers group ID 2 (224.0.0.2). */
+extern "C" void ipc_mgid_all_routers(const ipc_u8 bcast_gid[16],
+				     ipc_u8 mgid[16])
+{
+	constexpr u8 all_routers[4] = { 224, 0, 0, 2 };
+
+	ipc_mgid_from_ipv4(all_routers, bcast_gid, mgid);
+}

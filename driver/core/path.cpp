@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * path.cpp - the path machine: one per destination GID, resolving the path
+ * record (and so the address handle) that unicast needs (RFC 4391 s9.1.2)
+ * and revalidating it (s9.4).
+ *
+ * Who owns what: the shim holds the packets, the query and the address
+ * handle; the core holds the count. p->queued is written by the core only,
+ * in the same call that returns the action, and equals what the shim holds
+ * once it has performed the actions (core.hpp queue_hold()):
+ *   QUEUE                      +1 (DROP_OLDEST|QUEUE at the limit: same)
+ *   FLUSH_QUEUE, PURGE_QUEUE   = 0
+ * The shim never writes any ipc_path field.
+ *
+ * A result is performed in this order: CANCEL_QUERY, RELEASE_AH,
+ * PURGE_QUEUE, DROP_OLDEST, then START_QUERY, QUEUE / SEND / DROP,
+ * FLUSH_QUEUE, and FREE last. After CANCEL_QUERY the shim must not report
+ * the cancelled query's completion (a later query may be outstanding by
+ * then); a completion arriving where no query is outstanding is ignored.
+ *
+ * Deadline: every call returns the next time ipc_path_timer() is due. A tx
+ * in VALID does not move it (no timer rearm per packet); the timer
+ * recomputes it from last_used_ms.
+ *
+ *   UNKNOWN   --tx--> RESOLVING (START_QUERY, QUEUE)
+ *   RESOLVING --ok--> VALID (FLUSH_QUEUE)      --err/timeout--> FAILED
+ *   VALID     --revalidate_ms--> STALE (START_QUERY, still SEND)
+ *   STALE     --ok--> VALID                    --err/timeout--> FAILED
+ *   FAILED    --retry deadline--> RESOLVING    (attempts < max, queue kept)
+ *   FAILED    --hold-down over--> UNKNOWN      (attempts spent, queue purged)
+ *   any       --idle_ms unused, nothing queued--> FREE
+ */
+#include "core.hpp"
+
+namespace ipc
+{
+namespace
+{
+
+constexpr const char *const path_state_names[] = {
+	"unknown", "resolving", "valid", "stale", "failed",
+};
+static_assert(sizeof(path_state_names) / sizeof(path_state_names[0]) ==
+		      IPC_PATH_STATE_COUNT,
+	      "a path state without a name");
+
+/* One call into the machine. */
+struct PathCall {
+	struct ipc_path *p;
+	const struct ipc_path_cfg *c;
+	u64 now;
+	struct ipc_rng *rng;
+	Out out;
+};
+
+void path_reset(struct ipc_path *p)
+{
+	mem_zero(p, sizeof(*p));
+	p->state = IPC_PATH_UNKNOWN;
+	p->deadline_ms = IPC_NO_DEADLINE;
+}
+
+u32 path_max_attempts(const struct ipc_path_cfg *c)
+{
+	return c->max_attempts ? c->max_attempts : 1;
+}
+
+/* FAILED with queries left: the queue waits for the next one. */
+bool path_retrying(const PathCall &k)
+{
+	return k.p->attempts < path_max_attempts(k.c);
+}
+
+u64 path_idle_at(const PathCall &k)
+{
+	return after(k.p->last_used_ms, k.c->idle_ms);
+}
+
+bool path_idle(const PathCall &k)
+{
+	return k.p->queued == 0 && k.now >= path_idle_at(k);
+}
+
+u64 path_valid_deadline(const PathCall &k)
+{
+	return min_of(after(k.p->valid_since_ms, k.c->revalidate_ms),
+		      path_idle_at(k));
+}
+
+ipc_path_state path_free(PathCall &k)
+{
+	k.out.act(IPC_ACT_FREE);
+	path_reset(k.p);
+	return IPC_PATH_UNKNOWN;
+}
+
+void path_start_query(PathCall &k)
+{
+	k.out.act(IPC_ACT_START_QUERY);
+	count_attempt(&k.p->attempts);
+	k.p->deadline_ms = after(k.now, k.c->query_timeout_ms);
+}
+
+void path_enqueue(PathCall &k)
+{
+	queue_hold(k.out, &k.p->queued, k.c->queue_max);
+}
+
+void path_purge(PathCall &k, ipc_reason why)
+{
+	queue_purge(k.out, &k.p->queued, why);
+}
+
+/* A fresh resolution: the attempt count starts over. */
+ipc_path_state path_resolve(PathCall &k)
+{
+	k.p->attempts = 0;
+	path_start_query(k);
+	return IPC_PATH_RESOLVING;
+}
+
+ipc_path_state path_valid(PathCall &k)
+{
+	queue_release(k.out, &k.p->queued, IPC_ACT_FLUSH_QUEUE);
+	k.p->attempts = 0;
+	k.p->valid_since_ms = k.now;
+	k.p->deadline_ms = path_valid_deadline(k);
+	return IPC_PATH_VALID;
+}
+
+/*
+ * A query failed or timed out: retry after a jittered backoff keeping the
+ * queue, or, with every attempt spent, purge and hold down for one more
+ * backoff so that a dead destination does not make us query per packet.
+ */
+ipc_path_state path_query_failed(PathCall &k, int status)
+{
+	k.p->last_status = status;
+	if (!path_retrying(k))
+		path_purge(k, IPC_R_NO_ROUTE);
+	k.p->deadline_ms =
+		after(k.now, ipc_backoff_ms(&k.c->backoff, k.p->attempts, k.rng));
+	return IPC_PATH_FAILED;
+}
+
+/* ---- handlers: (state, event) -> next state ----------------------- */
+
+ipc_path_state path_on_tx(PathCall &k, ipc_path_state s)
+{
+	k.p->last_used_ms = k.now;
+	switch (s) {
+	case IPC_PATH_UNKNOWN:
+		path_enqueue(k);
+		return path_resolve(k);
+	case IPC_PATH_RESOLVING:
+		path_enqueue(k);
+		return s;
+	case IPC_PATH_VALID:
+	case IPC_PATH_STALE: /* the old handle serves while revalidating */
+		k.out.act(IPC_ACT_SEND);
+		return s;
+	case IPC_PATH_FAILED:
+		if (path_retrying(k)) {
+			path_enqueue(k);
+			return s;
+		}
+		if (k.now < k.p->deadline_ms) {
+			k.out.act(IPC_ACT_DROP, IPC_R_NO_ROUTE);
+			return s;
+		}
+		/* Hold-down over and the timer not yet run: query again. */
+		path_enqueue(k);
+		return path_resolve(k);
+	default:
+		return path_free(k);
+	}
+}
+
+ipc_path_state path_on_query_done(PathCall &k, ipc_path_state s, int status)
+{
+	switch (s) {
+	case IPC_PATH_RESOLVING:
+		k.p->last_status = status;
+		return status ? path_query_failed(k, status) : path_valid(k);
+	case IPC_PATH_STALE:
+		k.p->last_status = status;
+		if (!status)
+			return path_valid(k);
+		/* The SA could not confirm the path: the handle is suspect. */
+		k.out.act(IPC_ACT_RELEASE_AH);
+		return path_query_failed(k, status);
+	case IPC_PATH_UNKNOWN:
+	case IPC_PATH_VALID:
+	case IPC_PATH_FAILED:
+		/* No query outstanding: a late completion, ignored. */
+		return s;
+	default:
+		return path_free(k);
+	}
+}
+
+ipc_path_state path_on_timer(PathCall &k, ipc_path_state s)
+{
+	switch (s) {
+	case IPC_PATH_UNKNOWN:
+		if (path_idle(k))
+			return path_free(k);
+		k.p->deadline_ms = path_idle_at(k);
+		return s;
+	case IPC_PATH_RESOLVING:
+		if (k.now < k.p->deadline_ms)
+			return s;
+		k.out.act(IPC_ACT_CANCEL_QUERY);
+		return path_query_failed(k, -IPC_ETIMEDOUT);
+	case IPC_PATH_VALID:
+		if (path_idle(k)) {
+			k.out.act(IPC_ACT_RELEASE_AH);
+			return path_free(k);
+		}
+		/* s9.4: revalidate cached link information periodically. */
+		if (k.now >= after(k.p->valid_since_ms, k.c->revalidate_ms)) {
+			path_resolve(k);
+			return IPC_PATH_STALE;
+		}
+		k.p->deadline_ms = path_valid_deadline(k);
+		return s;
+	case IPC_PATH_STALE:
+		if (k.now < k.p->deadline_ms)
+			return s;
+		k.out.act(IPC_ACT_CANCEL_QUERY | IPC_ACT_RELEASE_AH);
+		return path_query_failed(k, -IPC_ETIMEDOUT);
+	case IPC_PATH_FAILED:
+		if (k.now < k.p->deadline_ms)
+			return s;
+		if (path_retrying(k)) {
+			path_start_query(k);
+			return IPC_PATH_RESOLVING;
+		}
+		k.p->attempts = 0;
+		if (path_idle(k))
+			return path_free(k);
+		k.p->deadline_ms = path_idle_at(k);
+		return IPC_PATH_UNKNOWN;
+	default:
+		return path_free(k);
+	}
+}
+
+/*
+ * A light flush (SM change, client reregister, GID change): the SA may have
+ * lost or changed the records, but LIDs are normally unchanged, so a VALID
+ * path keeps its handle and keeps sending while STALE revalidates it, as
+ * the in-tree driver's ipoib_mark_paths_invalid() does. An outstanding
+ * query may have gone to the old SM: it is restarted. A hold-down is
+ * forgotten. Events that can change LIDs or the P_Key (NORMAL and HEAVY)
+ * do not come here: the link machine's LEAVE_ALL makes the shim destroy
+ * every path, which releases the handles.
+ */
+ipc_path_state path_on_flush(PathCall &k, ipc_path_state s)
+{
+	switch (s) {
+	case IPC_PATH_UNKNOWN:
+		return s;
+	case IPC_PATH_RESOLVING:
+	case IPC_PATH_STALE:
+		k.out.act(IPC_ACT_CANCEL_QUERY);
+		path_resolve(k);
+		return s;
+	case IPC_PATH_VALID:
+		path_resolve(k);
+		return IPC_PATH_STALE;
+	case IPC_PATH_FAILED:
+		if (path_retrying(k))
+			return path_resolve(k);
+		k.p->attempts = 0;
+		k.p->deadline_ms = path_idle_at(k);
+		return IPC_PATH_UNKNOWN;
+	default:
+		return path_free(k);
+	}
+}
+
+/* The queued packets die with the interface: counted as link down. */
+void path_on_destroy(PathCall &k, ipc_path_state s)
+{
+	if (s == IPC_PATH_RESOLVING || s == IPC_PATH_STALE)
+		k.out.act(IPC_ACT_CANCEL_QUERY);
+	if (s == IPC_PATH_VALID || s == IPC_PATH_STALE)
+		k.out.act(IPC_ACT_RELEASE_AH);
+	path_purge(k, IPC_R_LINK_DOWN);
+	path_free(k);
+}
+
+PathCall path_call(struct ipc_path *p, const struct ipc_path_cfg *c, u64 now,
+		   struct ipc_rng *rng, struct ipc_result *r)
+{
+	return PathCall{ p, c, now, rng, Out::begin(r) };
+}
+
+/* An out-of-range state is corrupt memory: the handlers answer FREE. */
+ipc_path_state path_state(const struct ipc_path *p)
+{
+	return static_cast<ipc_path_state>(p->state);
+}
+
+void path_commit(PathCall &k, ipc_path_state next)
+{
+	k.p->state = static_cast<u8>(next);
+	k.out.deadline(k.p->deadline_ms);
+}
+
+} // namespace
+} // namespace ipc
+
+using namespace ipc;
+
+extern "C" void ipc_path_cfg_default(struct ipc_path_cfg *c)
+{
+	c->queue_max = 16;
+	c->max_attempts = 3;
+	c->query_timeout_ms = 4000;
+	c->revalidate_ms = 60000;
+	c->idle_ms = 300000;
+	c->backoff.base_ms = 1000;
+	c->backoff.cap_ms = 16000;
+}
+
+extern "C" void ipc_path_init(struct ipc_path *p)
+{
+	path_reset(p);
+}
+
+extern "C" void ipc_path_tx(struct ipc_path *p, const struct ipc_path_cfg *c,
+			    ipc_u64 now, struct ipc_result *r)
+{
+	PathCall k = path_call(p, c, now, nullptr, r);
+
+	path_commit(k, path_on_tx(k, path_state(p)));
+}
+
+extern "C" void ipc_path_query_done(struct ipc_path *p,
+				    const struct ipc_path_cfg *c, ipc_u64 now,
+				    int status, struct ipc_rng *rng,
+				    struct ipc_result *r)
+{
+	PathCall k = path_call(p, c, now, rng, r);
+
+	path_commit(k, path_on_query_done(k, path_state(p), status));
+}
+
+extern "C" void ipc_path_timer(struct ipc_path *p,
+			       const struct ipc_path_cfg *c, ipc_u64 now,
+			       struct ipc_rng *rng, struct ipc_result *r)
+{
+	PathCall k = path_call(p, c, now, rng, r);
+
+	path_commit(k, path_on_timer(k, path_state(p)));
+}
+
+extern "C" void ipc_path_flush(struct ipc_path *p,
+			       const struct ipc_path_cfg *c, ipc_u64 now,
+			       struct ipc_result *r)
+{
+	PathCall k = path_call(p, c, now, nullptr, r);
+
+	path_commit(k, path_on_flush(k, path_state(p)));
+}
+
+extern "C" void ipc_path_destroy(struct ipc_path *p, struct ipc_result *r)
+{
+	Out out = Out::begin(r);
+	PathCall k = { p, nullptr, 0, nullptr, out };
+
+	path_on_destroy(k, path_state(p));
+}
+
+extern "C" const char *ipc_path_state_name(int state)
+{
+	return name_of(path_state_names, state);
+}

@@ -1,0 +1,468 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * device.c - the net_device: setup, open/stop, header_ops, stats, MTU,
+ * sysfs, creation and destruction.
+ *
+ * Lock order: rtnl -> priv->ctl_mutex -> priv->lock. ndo_open/ndo_stop
+ * and every control work take rtnl first.
+ */
+#include <linux/module.h>
+#include <linux/if_arp.h>
+#include <linux/etherdevice.h>
+#include <rdma/ib_cache.h>
+#include "ipoib_ng.h"
+
+/* ------------------------------------------------------------------ */
+/* header_ops: the hardware header is a 20-byte pseudo header (daddr on */
+/* TX, the sender's address on RX) followed by the RFC 4391 s6 header.  */
+/* ------------------------------------------------------------------ */
+
+static int ipn_hard_header(struct sk_buff *skb, struct net_device *dev,
+			   unsigned short type, const void *daddr,
+			   const void *saddr, unsigned int len)
+{
+	u8 *h;
+
+	if (!daddr)
+		return -IPN_HARD_LEN;
+	h = skb_push(skb, IPN_HARD_LEN);
+	memcpy(h, daddr, IPN_PSEUDO_LEN);
+	ipc_hdr_build(type, h + IPN_PSEUDO_LEN);
+	return IPN_HARD_LEN;
+}
+
+static int ipn_header_parse(const struct sk_buff *skb, unsigned char *haddr)
+{
+	memcpy(haddr, skb_mac_header(skb), IPN_PSEUDO_LEN);
+	return IPN_PSEUDO_LEN;
+}
+
+static __be16 ipn_header_parse_protocol(const struct sk_buff *skb)
+{
+	u16 type;
+
+	if (ipc_hdr_parse(skb_mac_header(skb) + IPN_PSEUDO_LEN, IPC_HDR_LEN,
+			  &type) != IPC_R_OK)
+		return 0;
+	return htons(type);
+}
+
+static bool ipn_header_validate(const char *ll_header, unsigned int len)
+{
+	return len >= IPN_HARD_LEN;
+}
+
+const struct header_ops ipn_header_ops = {
+	.create = ipn_hard_header,
+	.parse = ipn_header_parse,
+	.parse_protocol = ipn_header_parse_protocol,
+	.validate = ipn_header_validate,
+};
+
+/* ------------------------------------------------------------------ */
+
+void ipn_dev_set_carrier(struct ipn_priv *priv, bool on)
+{
+	if (on) {
+		netif_carrier_on(priv->dev);
+		netif_wake_queue(priv->dev);
+	} else {
+		netif_carrier_off(priv->dev);
+	}
+}
+
+/*
+ * Apply the core's MTU resolution for a (new) IB MTU: the MTU starts at
+ * the link MTU and is clamped when the link MTU shrinks; an administrator's
+ * smaller MTU is kept. rtnl held.
+ */
+void ipn_dev_update_mtu(struct ipn_priv *priv, u32 ib_mtu_bytes)
+{
+	struct net_device *dev = priv->dev;
+	struct ipc_mtu_info info;
+	bool first;
+
+	if (ipc_mtu_resolve(ib_mtu_bytes, 0, IPC_MODE_DATAGRAM, &info))
+		return;
+	if (info.below_rfc_min && !priv->mtu.below_rfc_min)
+		netdev_warn(dev, "link MTU %u is below the RFC 4391 s7 minimum of %u\n",
+			    info.mcast_mtu, IPC_MTU_MIN_RFC);
+	first = priv->mtu.max_mtu == 0;
+	priv->mtu = info;
+	dev->max_mtu = info.max_mtu;
+	if (first || dev->mtu > info.max_mtu)
+		dev_set_mtu(dev, info.effective);
+}
+
+static int ipn_port_ib_mtu(struct ipn_priv *priv)
+{
+	struct ib_port_attr attr;
+
+	if (ib_query_port(priv->ca, priv->port, &attr))
+		return 2048;
+	return ipc_ib_mtu_bytes(attr.active_mtu) ?: 2048;
+}
+
+static int ipn_open(struct net_device *dev)
+{
+	struct ipn_priv *priv = netdev_priv(dev);
+	struct ib_port_attr pattr;
+	u32 act;
+	int ret;
+	u16 idx;
+
+	mutex_lock(&priv->ctl_mutex);
+	ret = ipn_qp_up(priv);
+	if (ret) {
+		netdev_warn(dev, "cannot bring the QP up: %d\n", ret);
+		goto out;
+	}
+	napi_enable(&priv->rx_napi);
+	napi_enable(&priv->tx_napi);
+	priv->up = true;
+	priv->next_deadline = IPC_NO_DEADLINE;
+	ib_req_notify_cq(priv->recv_cq, IB_CQ_NEXT_COMP);
+	ib_req_notify_cq(priv->send_cq, IB_CQ_NEXT_COMP);
+	netif_start_queue(dev);
+
+	spin_lock_bh(&priv->lock);
+	act = ipc_link_open(&priv->link);
+	spin_unlock_bh(&priv->lock);
+	ipn_link_apply(priv, act);
+	if (!ib_query_port(priv->ca, priv->port, &pattr)) {
+		spin_lock_bh(&priv->lock);
+		act = ipc_link_port_state(&priv->link,
+					  pattr.state == IB_PORT_ACTIVE,
+					  !ib_find_pkey(priv->ca, priv->port,
+							priv->pkey, &idx));
+		spin_unlock_bh(&priv->lock);
+		ipn_link_apply(priv, act);
+	}
+	/* The stack's groups (IGMP/MLD) are joined through rx_mode. */
+	queue_work(priv->wq, &priv->rx_mode_work);
+out:
+	mutex_unlock(&priv->ctl_mutex);
+	return ret;
+}
+
+static int ipn_stop(struct net_device *dev)
+{
+	struct ipn_priv *priv = netdev_priv(dev);
+	u32 act;
+
+	mutex_lock(&priv->ctl_mutex);
+	netif_stop_queue(dev);
+	spin_lock_bh(&priv->lock);
+	priv->up = false;
+	act = ipc_link_stop(&priv->link);
+	spin_unlock_bh(&priv->lock);
+	ipn_link_apply(priv, act | IPC_LINK_ACT_CARRIER_OFF);
+	ipn_mcast_destroy_all(priv);
+	ipn_path_destroy_all(priv);
+	cancel_delayed_work_sync(&priv->tick);
+	napi_disable(&priv->rx_napi);
+	napi_disable(&priv->tx_napi);
+	ipn_qp_down(priv);
+	mutex_unlock(&priv->ctl_mutex);
+	return 0;
+}
+
+static void ipn_set_rx_mode(struct net_device *dev)
+{
+	struct ipn_priv *priv = netdev_priv(dev);
+
+	/* Atomic context (addr lock held): diff the list in the work. */
+	queue_work(priv->wq, &priv->rx_mode_work);
+}
+
+static int ipn_change_mtu(struct net_device *dev, int new_mtu)
+{
+	struct ipn_priv *priv = netdev_priv(dev);
+	const char *why;
+
+	if (ipc_mtu_check(&priv->mtu, new_mtu, &why)) {
+		netdev_warn(dev, "MTU %d refused: %s\n", new_mtu, why);
+		return -EINVAL;
+	}
+	dev->mtu = new_mtu;
+	return 0;
+}
+
+static void ipn_get_stats64(struct net_device *dev,
+			    struct rtnl_link_stats64 *st)
+{
+	struct ipn_priv *priv = netdev_priv(dev);
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		const struct ipn_stats *s = per_cpu_ptr(priv->stats, cpu);
+		u64 rxp, rxb, txp, txb, rxd, txd, txe, rxe, mc;
+		unsigned int start;
+
+		do {
+			start = u64_stats_fetch_begin(&s->syncp);
+			rxp = s->rx_packets;
+			rxb = s->rx_bytes;
+			txp = s->tx_packets;
+			txb = s->tx_bytes;
+			rxd = s->rx_dropped;
+			txd = s->tx_dropped;
+			txe = s->tx_errors;
+			rxe = s->rx_errors;
+			mc = s->multicast;
+		} while (u64_stats_fetch_retry(&s->syncp, start));
+		st->rx_packets += rxp;
+		st->rx_bytes += rxb;
+		st->tx_packets += txp;
+		st->tx_bytes += txb;
+		st->rx_dropped += rxd;
+		st->tx_dropped += txd;
+		st->tx_errors += txe;
+		st->rx_errors += rxe;
+		st->multicast += mc;
+	}
+}
+
+void ipn_drop(struct ipn_priv *priv, struct sk_buff *skb, int reason, bool tx)
+{
+	struct ipn_stats *s = get_cpu_ptr(priv->stats);
+
+	u64_stats_update_begin(&s->syncp);
+	if (tx)
+		s->tx_dropped++;
+	else
+		s->rx_dropped++;
+	if (reason > 0 && reason < IPC_R_COUNT)
+		s->drop[reason]++;
+	u64_stats_update_end(&s->syncp);
+	put_cpu_ptr(priv->stats);
+	dev_kfree_skb_any(skb);
+}
+
+static const struct net_device_ops ipn_netdev_ops = {
+	.ndo_open = ipn_open,
+	.ndo_stop = ipn_stop,
+	.ndo_start_xmit = ipn_start_xmit,
+	.ndo_set_rx_mode = ipn_set_rx_mode,
+	.ndo_change_mtu = ipn_change_mtu,
+	.ndo_get_stats64 = ipn_get_stats64,
+	.ndo_tx_timeout = ipn_tx_timeout,
+};
+
+/* ------------------------------------------------------------------ */
+/* sysfs: which RDMA port an interface sits on, and its P_Key.          */
+/* ------------------------------------------------------------------ */
+
+static ssize_t ibdev_show(struct device *d, struct device_attribute *attr,
+			  char *buf)
+{
+	struct ipn_priv *priv = netdev_priv(to_net_dev(d));
+
+	return sysfs_emit(buf, "%s\n", dev_name(&priv->ca->dev));
+}
+static DEVICE_ATTR_RO(ibdev);
+
+static ssize_t ibport_show(struct device *d, struct device_attribute *attr,
+			   char *buf)
+{
+	struct ipn_priv *priv = netdev_priv(to_net_dev(d));
+
+	return sysfs_emit(buf, "%u\n", priv->port);
+}
+static DEVICE_ATTR_RO(ibport);
+
+static ssize_t pkey_show(struct device *d, struct device_attribute *attr,
+			 char *buf)
+{
+	struct ipn_priv *priv = netdev_priv(to_net_dev(d));
+
+	return sysfs_emit(buf, "0x%04x\n", priv->pkey);
+}
+static DEVICE_ATTR_RO(pkey);
+
+static ssize_t mode_show(struct device *d, struct device_attribute *attr,
+			 char *buf)
+{
+	return sysfs_emit(buf, "datagram\n");
+}
+static DEVICE_ATTR_RO(mode);
+
+static struct attribute *ipn_attrs[] = {
+	&dev_attr_ibdev.attr,
+	&dev_attr_ibport.attr,
+	&dev_attr_pkey.attr,
+	&dev_attr_mode.attr,
+	NULL,
+};
+
+static const struct attribute_group ipn_attr_group = {
+	.attrs = ipn_attrs,
+};
+
+/* ------------------------------------------------------------------ */
+
+static void ipn_setup(struct net_device *dev)
+{
+	dev->netdev_ops = &ipn_netdev_ops;
+	dev->header_ops = &ipn_header_ops;
+	dev->type = ARPHRD_INFINIBAND;
+	dev->addr_len = IPC_ADDR_LEN;
+	dev->hard_header_len = IPN_HARD_LEN;
+	dev->flags = IFF_BROADCAST | IFF_MULTICAST;
+	dev->tx_queue_len = ipn_sendq_size * 2;
+	dev->watchdog_timeo = 10 * HZ;
+	dev->min_mtu = IPC_MTU_IPV4_MIN;
+	dev->max_mtu = IPC_MTU_MIN_RFC;
+	dev->mtu = IPC_MTU_MIN_RFC;
+	dev->needs_free_netdev = false;
+}
+
+/* dev_addr = flags + our QPN + port GID index 0 (RFC 4391 s9.1.1). */
+static int ipn_dev_set_hwaddr(struct ipn_priv *priv)
+{
+	struct ipc_addr a = { .flags = 0, .qpn = priv->ifid.qpn };
+	u8 hw[IPC_ADDR_LEN];
+	union ib_gid gid;
+	int ret;
+
+	ret = rdma_query_gid(priv->ca, priv->port, 0, &gid);
+	if (ret)
+		return ret;
+	memcpy(a.gid, gid.raw, sizeof(a.gid));
+	memcpy(priv->ifid.gid, gid.raw, sizeof(priv->ifid.gid));
+	ipc_addr_encode(&a, hw);
+	dev_addr_set(priv->dev, hw);
+	return 0;
+}
+
+static struct net_device *ipn_roce_netdev(struct ipn_priv *priv)
+{
+	const struct ib_gid_attr *attr;
+	struct net_device *ndev;
+
+	attr = rdma_get_gid_attr(priv->ca, priv->port, 0);
+	if (IS_ERR(attr))
+		return NULL;
+	rcu_read_lock();
+	ndev = rdma_read_gid_attr_ndev_rcu(attr);
+	if (IS_ERR(ndev))
+		ndev = NULL;
+	else
+		dev_hold(ndev);
+	rcu_read_unlock();
+	rdma_put_gid_attr(attr);
+	return ndev;
+}
+
+struct ipn_priv *ipn_dev_create(struct ib_device *ca, u32 port, u16 pkey)
+{
+	struct net_device *dev;
+	struct ipn_priv *priv;
+	int ret;
+
+	dev = alloc_netdev(sizeof(*priv), "ib%d", NET_NAME_UNKNOWN, ipn_setup);
+	if (!dev)
+		return ERR_PTR(-ENOMEM);
+	priv = netdev_priv(dev);
+	priv->dev = dev;
+	priv->ca = ca;
+	priv->port = port;
+	priv->pkey = pkey;
+	priv->roce = rdma_protocol_roce(ca, port);
+	priv->ops = priv->roce ? &ipn_roce_ops : &ipn_ib_ops;
+	priv->qkey = priv->roce ? ipc_roce_qkey_for_pkey(pkey) : 0;
+	spin_lock_init(&priv->lock);
+	spin_lock_init(&priv->reap_lock);
+	mutex_init(&priv->ctl_mutex);
+	hash_init(priv->paths);
+	INIT_LIST_HEAD(&priv->mcasts);
+	INIT_LIST_HEAD(&priv->path_work);
+	INIT_LIST_HEAD(&priv->mc_work);
+	INIT_LIST_HEAD(&priv->ah_reap);
+	INIT_WORK(&priv->ctl_work, ipn_ctl_work);
+	INIT_WORK(&priv->rx_mode_work, ipn_mcast_rx_mode_work);
+	INIT_WORK(&priv->flush_work, ipn_flush_work);
+	INIT_WORK(&priv->reap_work, ipn_ah_reap_work);
+	INIT_DELAYED_WORK(&priv->tick, ipn_tick_work);
+	ipc_path_cfg_default(&priv->path_cfg);
+	ipc_mc_cfg_default(&priv->mc_cfg);
+	ipc_link_init(&priv->link);
+	priv->hash_seed = get_random_u32();
+	ipc_rng_seed(&priv->rng, get_random_u64());
+	priv->next_deadline = IPC_NO_DEADLINE;
+
+	ret = -ENOMEM;
+	priv->stats = netdev_alloc_pcpu_stats(struct ipn_stats);
+	if (!priv->stats)
+		goto err_free;
+	priv->wq = alloc_ordered_workqueue("%s-%s-%u", WQ_MEM_RECLAIM,
+					   IPN_DRV_NAME, dev_name(&ca->dev),
+					   port);
+	if (!priv->wq)
+		goto err_stats;
+
+	ret = ipn_verbs_create(priv);
+	if (ret)
+		goto err_wq;
+	ret = ipn_dev_set_hwaddr(priv);
+	if (ret)
+		goto err_verbs;
+	ipc_addr_broadcast(pkey, IPC_SCOPE_LINK, dev->broadcast);
+	memcpy(priv->ifid.bcast_gid, dev->broadcast + 4, IPC_GID_LEN);
+	if (priv->roce) {
+		priv->roce_ndev = ipn_roce_netdev(priv);
+		if (!priv->roce_ndev) {
+			ret = -ENODEV;
+			goto err_verbs;
+		}
+	}
+
+	ipn_napi_add(dev, &priv->rx_napi, ipn_rx_poll);
+	ipn_napi_add_tx(dev, &priv->tx_napi, ipn_tx_poll);
+	if (priv->max_sge > 1)
+		dev->features |= NETIF_F_SG;
+	dev->hw_features = dev->features;
+	dev->dev_port = port - 1;
+	if (ca->dev.parent)
+		SET_NETDEV_DEV(dev, ca->dev.parent);
+	dev->sysfs_groups[0] = &ipn_attr_group;
+	dev->rtnl_link_ops = &ipn_link_ops;
+
+	rtnl_lock();
+	ret = register_netdevice(dev);
+	if (!ret)
+		ipn_dev_update_mtu(priv, ipn_port_ib_mtu(priv));
+	rtnl_unlock();
+	if (ret)
+		goto err_napi;
+	netif_carrier_off(dev);
+	return priv;
+
+err_napi:
+	netif_napi_del(&priv->tx_napi);
+	netif_napi_del(&priv->rx_napi);
+	dev_put(priv->roce_ndev);
+err_verbs:
+	ipn_verbs_destroy(priv);
+err_wq:
+	destroy_workqueue(priv->wq);
+err_stats:
+	free_percpu(priv->stats);
+err_free:
+	free_netdev(dev);
+	return ERR_PTR(ret);
+}
+
+void ipn_dev_destroy(struct ipn_priv *priv)
+{
+	struct net_device *dev = priv->dev;
+
+	unregister_netdev(dev);		/* ndo_stop if it was up */
+	destroy_workqueue(priv->wq);	/* runs what was still queued */
+	netif_napi_del(&priv->tx_napi);
+	netif_napi_del(&priv->rx_napi);
+	ipn_verbs_destroy(priv);
+	dev_put(priv->roce_ndev);
+	free_percpu(priv->stats);
+	free_netdev(dev);
+}

@@ -1,0 +1,445 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ib.c - the ib_client, verbs resources, QP state, control work, async
+ * events, address-handle lifetime.
+ *
+ * Locking: priv->ctl_mutex serialises the control work (joins, queries,
+ * flushes, bring-up/down); priv->lock (a BH spinlock) protects the core
+ * state objects, paths and groups; the TX ring is under netif_tx_lock.
+ */
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/rtnetlink.h>
+#include <rdma/ib_cache.h>
+#include "ipoib_ng.h"
+
+struct ipn_port_list {
+	struct list_head privs;
+};
+
+static int ipn_add_one(struct ib_device *ca);
+static void ipn_remove_one(struct ib_device *ca, void *client_data);
+
+static struct ib_client ipn_client = {
+	.name = IPN_DRV_NAME,
+	.add = ipn_add_one,
+	.remove = ipn_remove_one,
+};
+
+static int ipn_add_one(struct ib_device *ca)
+{
+	struct ipn_port_list *pl;
+	struct ipn_priv *priv;
+	u32 port;
+	u16 pkey;
+	int count = 0;
+
+	pl = kzalloc(sizeof(*pl), GFP_KERNEL);
+	if (!pl)
+		return -ENOMEM;
+	INIT_LIST_HEAD(&pl->privs);
+
+	rdma_for_each_port(ca, port) {
+		/* Unlike ib_ipoib, RoCE ports get an interface too. */
+		if (!rdma_protocol_ib(ca, port) && !rdma_protocol_roce(ca, port))
+			continue;
+		if (ib_query_pkey(ca, port, 0, &pkey))
+			pkey = IPC_PKEY_DEFAULT;
+		priv = ipn_dev_create(ca, port, ipc_pkey_full(pkey));
+		if (IS_ERR(priv)) {
+			dev_warn(&ca->dev, "%s: port %u: no interface: %pe\n",
+				 IPN_DRV_NAME, port, priv);
+			continue;
+		}
+		list_add_tail(&priv->list, &pl->privs);
+		count++;
+	}
+	if (!count) {
+		kfree(pl);
+		return -EOPNOTSUPP;
+	}
+	ib_set_client_data(ca, &ipn_client, pl);
+	return 0;
+}
+
+static void ipn_remove_one(struct ib_device *ca, void *client_data)
+{
+	struct ipn_port_list *pl = client_data;
+	struct ipn_priv *priv, *tmp;
+
+	list_for_each_entry_safe(priv, tmp, &pl->privs, list) {
+		list_del(&priv->list);
+		ipn_dev_destroy(priv);
+	}
+	kfree(pl);
+}
+
+int ipn_ib_init(void)
+{
+	return ib_register_client(&ipn_client);
+}
+
+void ipn_ib_exit(void)
+{
+	ib_unregister_client(&ipn_client);
+}
+
+/* ------------------------------------------------------------------ */
+/* Address handles                                                      */
+/* ------------------------------------------------------------------ */
+
+struct ipn_ah *ipn_ah_create(struct ipn_priv *priv, struct rdma_ah_attr *attr)
+{
+	struct ipn_ah *ah;
+
+	ah = kzalloc(sizeof(*ah), GFP_KERNEL);
+	if (!ah)
+		return ERR_PTR(-ENOMEM);
+	ah->ah = rdma_create_ah(priv->pd, attr, RDMA_CREATE_AH_SLEEPABLE);
+	if (IS_ERR(ah->ah)) {
+		int ret = PTR_ERR(ah->ah);
+
+		kfree(ah);
+		return ERR_PTR(ret);
+	}
+	kref_init(&ah->ref);
+	ah->priv = priv;
+	INIT_LIST_HEAD(&ah->reap);
+	return ah;
+}
+
+static void ipn_ah_release(struct kref *ref)
+{
+	struct ipn_ah *ah = container_of(ref, struct ipn_ah, ref);
+	struct ipn_priv *priv = ah->priv;
+	unsigned long flags;
+
+	/* Any context (TX completion): destroy later, in process context. */
+	spin_lock_irqsave(&priv->reap_lock, flags);
+	list_add_tail(&ah->reap, &priv->ah_reap);
+	spin_unlock_irqrestore(&priv->reap_lock, flags);
+	queue_work(priv->wq, &priv->reap_work);
+}
+
+void ipn_ah_put(struct ipn_ah *ah)
+{
+	if (ah)
+		kref_put(&ah->ref, ipn_ah_release);
+}
+
+void ipn_ah_reap(struct ipn_priv *priv)
+{
+	struct ipn_ah *ah, *tmp;
+	unsigned long flags;
+	LIST_HEAD(dead);
+
+	spin_lock_irqsave(&priv->reap_lock, flags);
+	list_splice_init(&priv->ah_reap, &dead);
+	spin_unlock_irqrestore(&priv->reap_lock, flags);
+
+	list_for_each_entry_safe(ah, tmp, &dead, reap) {
+		rdma_destroy_ah(ah->ah, RDMA_DESTROY_AH_SLEEPABLE);
+		kfree(ah);
+	}
+}
+
+void ipn_ah_reap_work(struct work_struct *work)
+{
+	ipn_ah_reap(container_of(work, struct ipn_priv, reap_work));
+}
+
+/* ------------------------------------------------------------------ */
+/* Verbs resources: PD, CQs and the UD QP live as long as the netdev,   */
+/* so the QPN in dev_addr is stable across down/up (RFC 4391 s9.4).     */
+/* ------------------------------------------------------------------ */
+
+static void ipn_event(struct ib_event_handler *handler, struct ib_event *ev);
+
+int ipn_verbs_create(struct ipn_priv *priv)
+{
+	struct ib_cq_init_attr cq_attr = {};
+	struct ib_qp_init_attr qp_attr = {};
+	struct ib_device *ca = priv->ca;
+	int ret;
+
+	priv->tx_ring = kcalloc(ipn_sendq_size, sizeof(*priv->tx_ring),
+				GFP_KERNEL);
+	if (!priv->tx_ring)
+		return -ENOMEM;
+	priv->pd = ib_alloc_pd(ca, 0);
+	if (IS_ERR(priv->pd)) {
+		ret = PTR_ERR(priv->pd);
+		goto err;
+	}
+
+	cq_attr.cqe = ipn_recvq_size;
+	priv->recv_cq = ib_create_cq(ca, ipn_rx_comp, NULL, priv, &cq_attr);
+	if (IS_ERR(priv->recv_cq)) {
+		ret = PTR_ERR(priv->recv_cq);
+		goto err_pd;
+	}
+	cq_attr.cqe = ipn_sendq_size;
+	priv->send_cq = ib_create_cq(ca, ipn_tx_comp, NULL, priv, &cq_attr);
+	if (IS_ERR(priv->send_cq)) {
+		ret = PTR_ERR(priv->send_cq);
+		goto err_rcq;
+	}
+
+	priv->max_sge = min_t(int, ca->attrs.max_send_sge, IPN_MAX_TX_SGE);
+	qp_attr.send_cq = priv->send_cq;
+	qp_attr.recv_cq = priv->recv_cq;
+	qp_attr.cap.max_send_wr = ipn_sendq_size;
+	qp_attr.cap.max_recv_wr = ipn_recvq_size;
+	qp_attr.cap.max_send_sge = priv->max_sge;
+	qp_attr.cap.max_recv_sge = 1;
+	qp_attr.sq_sig_type = IB_SIGNAL_ALL_WR;
+	qp_attr.qp_type = IB_QPT_UD;
+	priv->qp = ib_create_qp(priv->pd, &qp_attr);
+	if (IS_ERR(priv->qp)) {
+		ret = PTR_ERR(priv->qp);
+		goto err_scq;
+	}
+	priv->ifid.qpn = priv->qp->qp_num;
+
+	INIT_IB_EVENT_HANDLER(&priv->event_handler, ca, ipn_event);
+	ib_register_event_handler(&priv->event_handler);
+	return 0;
+
+err_scq:
+	ib_destroy_cq(priv->send_cq);
+err_rcq:
+	ib_destroy_cq(priv->recv_cq);
+err_pd:
+	ib_dealloc_pd(priv->pd);
+err:
+	kfree(priv->tx_ring);
+	return ret;
+}
+
+void ipn_verbs_destroy(struct ipn_priv *priv)
+{
+	ib_unregister_event_handler(&priv->event_handler);
+	ib_destroy_qp(priv->qp);
+	ib_destroy_cq(priv->send_cq);
+	ib_destroy_cq(priv->recv_cq);
+	ipn_ah_reap(priv);
+	ib_dealloc_pd(priv->pd);
+	kfree(priv->tx_ring);
+}
+
+/* INIT -> RTR -> RTS, then the receive ring. Control context. */
+int ipn_qp_up(struct ipn_priv *priv)
+{
+	struct ib_qp_attr attr = {};
+	int ret;
+
+	ret = ib_find_pkey(priv->ca, priv->port, priv->pkey, &priv->pkey_index);
+	if (ret)
+		priv->pkey_index = 0;
+
+	attr.qp_state = IB_QPS_INIT;
+	attr.qkey = priv->qkey;
+	attr.port_num = priv->port;
+	attr.pkey_index = priv->pkey_index;
+	ret = ib_modify_qp(priv->qp, &attr, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			   IB_QP_PORT | IB_QP_QKEY);
+	if (ret)
+		goto err;
+	attr.qp_state = IB_QPS_RTR;
+	ret = ib_modify_qp(priv->qp, &attr, IB_QP_STATE);
+	if (ret)
+		goto err;
+	attr.qp_state = IB_QPS_RTS;
+	attr.sq_psn = 0;
+	ret = ib_modify_qp(priv->qp, &attr, IB_QP_STATE | IB_QP_SQ_PSN);
+	if (ret)
+		goto err;
+
+	ret = ipn_rx_ring_init(priv);
+	if (ret) {
+		ipn_qp_down(priv);
+		return ret;
+	}
+	return 0;
+err:
+	attr.qp_state = IB_QPS_RESET;
+	ib_modify_qp(priv->qp, &attr, IB_QP_STATE);
+	return ret;
+}
+
+/*
+ * QP to ERR flushes every posted WR; reap the completions with NAPI off,
+ * then RESET. Afterwards no slot of either ring is live.
+ */
+void ipn_qp_down(struct ipn_priv *priv)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+
+	if (ib_modify_qp(priv->qp, &attr, IB_QP_STATE))
+		netdev_warn(priv->dev, "failed to move the QP to ERR\n");
+	ipn_tx_ring_drain(priv);
+	ipn_rx_ring_free(priv);
+	attr.qp_state = IB_QPS_RESET;
+	if (ib_modify_qp(priv->qp, &attr, IB_QP_STATE))
+		netdev_warn(priv->dev, "failed to reset the QP\n");
+}
+
+/* ------------------------------------------------------------------ */
+/* Control work, deadlines, flushes                                     */
+/* ------------------------------------------------------------------ */
+
+void ipn_ctl_kick(struct ipn_priv *priv)
+{
+	queue_work(priv->wq, &priv->ctl_work);
+}
+
+void ipn_ctl_work(struct work_struct *work)
+{
+	struct ipn_priv *priv = container_of(work, struct ipn_priv, ctl_work);
+
+	rtnl_lock();
+	mutex_lock(&priv->ctl_mutex);
+	ipn_mcast_run(priv);
+	ipn_path_run(priv);
+	mutex_unlock(&priv->ctl_mutex);
+	rtnl_unlock();
+}
+
+/* Arm the tick for the earliest core deadline. priv->lock held. */
+void ipn_tick_arm(struct ipn_priv *priv, u64 deadline)
+{
+	u64 now;
+
+	if (deadline == IPC_NO_DEADLINE || !priv->up ||
+	    deadline >= priv->next_deadline)
+		return;
+	priv->next_deadline = deadline;
+	now = ipn_now_ms();
+	mod_delayed_work(priv->wq, &priv->tick,
+			 deadline > now ? msecs_to_jiffies(deadline - now) : 0);
+}
+
+void ipn_tick_work(struct work_struct *work)
+{
+	struct ipn_priv *priv = container_of(to_delayed_work(work),
+					     struct ipn_priv, tick);
+	u64 now = ipn_now_ms();
+
+	spin_lock_bh(&priv->lock);
+	priv->next_deadline = IPC_NO_DEADLINE;
+	ipn_path_timers(priv, now);
+	ipn_mcast_timers(priv, now);
+	spin_unlock_bh(&priv->lock);
+	ipn_ctl_kick(priv);
+}
+
+/* Perform the link machine's actions. Control context, ctl_mutex held. */
+void ipn_link_apply(struct ipn_priv *priv, u32 act)
+{
+	if (act & IPC_LINK_ACT_CARRIER_OFF)
+		ipn_dev_set_carrier(priv, false);
+	if (act & IPC_LINK_ACT_LEAVE_ALL) {
+		ipn_mcast_destroy_all(priv);
+		ipn_path_destroy_all(priv);
+	}
+	if (act & IPC_LINK_ACT_REREAD_PKEY) {
+		if (ib_find_pkey(priv->ca, priv->port, priv->pkey,
+				 &priv->pkey_index) == 0) {
+			struct ib_qp_attr attr = {
+				.pkey_index = priv->pkey_index,
+			};
+
+			ib_modify_qp(priv->qp, &attr, IB_QP_PKEY_INDEX);
+		}
+	}
+	if (act & IPC_LINK_ACT_FLUSH_PATHS)
+		ipn_path_flush_all(priv);
+	if (act & IPC_LINK_ACT_REJOIN_ALL)
+		ipn_mcast_flush_all(priv);
+	if (act & IPC_LINK_ACT_JOIN_BCAST)
+		ipn_mcast_join_bcast(priv);
+	if (act & IPC_LINK_ACT_CARRIER_ON)
+		ipn_dev_set_carrier(priv, true);
+}
+
+static int ipn_port_state(struct ipn_priv *priv, int *active, int *pkey_ok)
+{
+	struct ib_port_attr attr;
+	u16 index;
+	int ret;
+
+	ret = ib_query_port(priv->ca, priv->port, &attr);
+	if (ret)
+		return ret;
+	*active = attr.state == IB_PORT_ACTIVE;
+	*pkey_ok = ib_find_pkey(priv->ca, priv->port, priv->pkey, &index) == 0;
+	return 0;
+}
+
+void ipn_flush_work(struct work_struct *work)
+{
+	struct ipn_priv *priv = container_of(work, struct ipn_priv, flush_work);
+	int ev, active, pkey_ok;
+	u32 act = 0;
+
+	rtnl_lock();
+	mutex_lock(&priv->ctl_mutex);
+	if (!priv->up)
+		goto out;
+	/* The core maps each event to its flush level and actions. */
+	spin_lock_bh(&priv->lock);
+	for (ev = 0; ev < IPC_EV_COUNT; ev++)
+		if (test_and_clear_bit(ev, &priv->events_pending))
+			act |= ipc_link_event(&priv->link, ev);
+	spin_unlock_bh(&priv->lock);
+	ipn_link_apply(priv, act);
+	if (!ipn_port_state(priv, &active, &pkey_ok)) {
+		spin_lock_bh(&priv->lock);
+		act = ipc_link_port_state(&priv->link, active, pkey_ok);
+		spin_unlock_bh(&priv->lock);
+		ipn_link_apply(priv, act);
+	}
+out:
+	mutex_unlock(&priv->ctl_mutex);
+	rtnl_unlock();
+}
+
+static int ipn_ib_event_to_core(enum ib_event_type type)
+{
+	switch (type) {
+	case IB_EVENT_PORT_ACTIVE:
+		return IPC_EV_PORT_ACTIVE;
+	case IB_EVENT_PORT_ERR:
+		return IPC_EV_PORT_ERR;
+	case IB_EVENT_LID_CHANGE:
+		return IPC_EV_LID_CHANGE;
+	case IB_EVENT_PKEY_CHANGE:
+		return IPC_EV_PKEY_CHANGE;
+	case IB_EVENT_GID_CHANGE:
+		return IPC_EV_GID_CHANGE;
+	case IB_EVENT_SM_CHANGE:
+		return IPC_EV_SM_CHANGE;
+	case IB_EVENT_CLIENT_REREGISTER:
+		return IPC_EV_CLIENT_REREGISTER;
+	default:
+		return -1;
+	}
+}
+
+/* Atomic context: record the flush level, the work does the rest. */
+static void ipn_event(struct ib_event_handler *handler, struct ib_event *ev)
+{
+	struct ipn_priv *priv = container_of(handler, struct ipn_priv,
+					     event_handler);
+	int cev;
+
+	if (ev->element.port_num != priv->port)
+		return;
+	cev = ipn_ib_event_to_core(ev->event);
+	if (cev < 0)
+		return;
+	netdev_dbg(priv->dev, "event %s: flush level %d\n",
+		   ipc_event_name(cev), ipc_event_flush_level(cev));
+	set_bit(cev, &priv->events_pending);
+	queue_work(priv->wq, &priv->flush_work);
+}

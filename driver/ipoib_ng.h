@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ipoib_ng.h - private header of the C shim.
+ *
+ * The shim does kernel mechanics only: net_device, NAPI, verbs, SA calls,
+ * memory, locking, timers, netlink/sysfs glue. Every protocol decision is
+ * the core's (driver/core/ipoib_core.h).
+ */
+#ifndef IPOIB_NG_H
+#define IPOIB_NG_H
+
+#include <linux/netdevice.h>
+#include <linux/skbuff.h>
+#include <linux/workqueue.h>
+#include <linux/kref.h>
+#include <linux/hashtable.h>
+#include <linux/mutex.h>
+#include <linux/u64_stats_sync.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/ib_sa.h>
+
+#include "ipoib_core.h"
+
+#define IPN_DRV_NAME "ipoib_ng"
+
+enum {
+	IPN_PSEUDO_LEN = IPC_ADDR_LEN,	/* daddr (TX) or saddr (RX) */
+	IPN_HARD_LEN = IPN_PSEUDO_LEN + IPC_HDR_LEN,
+	IPN_RX_RESERVE = IPN_PSEUDO_LEN,	/* headroom before the GRH */
+	IPN_MAX_IB_MTU = 4096,
+	IPN_RX_BUF = IB_GRH_BYTES + IPN_MAX_IB_MTU,
+	IPN_MAX_TX_SGE = 1 + MAX_SKB_FRAGS,
+	IPN_PATH_HASH_BITS = 8,
+	IPN_WC_BATCH = 16,
+};
+
+extern int ipn_recvq_size;
+extern int ipn_sendq_size;
+
+/* Counters; per-reason drop counters follow enum ipc_reason. */
+struct ipn_stats {
+	u64 rx_packets, rx_bytes, tx_packets, tx_bytes;
+	u64 rx_dropped, tx_dropped, tx_errors, rx_errors;
+	u64 multicast;
+	u64 drop[IPC_R_COUNT];
+	u64 path_queries, path_failures, mc_joins, mc_leaves, mc_failures;
+	struct u64_stats_sync syncp;
+};
+
+/*
+ * An address handle with a reference per user: the path or group that
+ * caches it, and every posted send. The last put moves it to the reap
+ * list; it is destroyed in process context (ipn_ah_reap).
+ */
+struct ipn_ah {
+	struct kref ref;
+	struct ib_ah *ah;
+	struct ipn_priv *priv;
+	struct list_head reap;
+};
+
+/*
+ * Backend ops: how joins, attaches and path queries are done on this
+ * port's link layer (InfiniBand: SA; RoCE: local). Called from the
+ * control work (process context, priv->ctl_mutex held). KUnit replaces
+ * them.
+ */
+struct ipn_mcast;
+struct ipn_path;
+struct ipn_backend_ops {
+	const char *name;
+	/*
+	 * Start a join: < 0 failed, 0 completes later (the backend sets
+	 * join_status and queues IPN_OP_DONE), 1 succeeded now.
+	 */
+	int (*join)(struct ipn_priv *priv, struct ipn_mcast *mc, int type);
+	void (*leave)(struct ipn_priv *priv, struct ipn_mcast *mc);
+	/* Address vector for sending to the group, after a join. */
+	int (*mc_ah_attr)(struct ipn_priv *priv, struct ipn_mcast *mc,
+			  struct rdma_ah_attr *attr);
+	int (*attach)(struct ipn_priv *priv, struct ipn_mcast *mc);
+	void (*detach)(struct ipn_priv *priv, struct ipn_mcast *mc);
+	/*
+	 * Fill path->attr: < 0 failed, 0 done now, 1 completes later (the
+	 * backend sets query_status and queues IPN_OP_DONE).
+	 */
+	int (*path_query)(struct ipn_priv *priv, struct ipn_path *path);
+	void (*path_cancel)(struct ipn_priv *priv, struct ipn_path *path);
+};
+
+extern const struct ipn_backend_ops ipn_roce_ops;
+extern const struct ipn_backend_ops ipn_ib_ops;
+
+/* Per destination GID; protected by priv->lock. */
+struct ipn_path {
+	struct hlist_node node;
+	struct ipn_priv *priv;
+	u8 gid[16];
+	struct ipc_path st;
+	struct ipn_ah *ah;		/* valid in VALID/STALE */
+	struct sk_buff_head queue;	/* packets waiting, pseudo header kept */
+	struct list_head work;		/* on priv->path_work when ops pending */
+	u32 ops;			/* IPN_OP_* to run in the control work */
+	bool querying;
+	bool dead;			/* FREE seen: off the hash */
+	struct rdma_ah_attr attr;	/* result of the last query */
+	struct ib_sa_query *sa_query;
+	int sa_query_id;
+	int query_status;
+	struct rdma_dev_addr *dev_addr;	/* RoCE: rdma_resolve_ip */
+};
+
+/* Per MGID; protected by priv->lock. */
+struct ipn_mcast {
+	struct list_head list;		/* priv->mcasts */
+	struct ipn_priv *priv;
+	u8 mgid[16];
+	struct ipc_mc st;
+	struct ipn_ah *ah;		/* for sending to the group */
+	struct sk_buff_head queue;
+	struct list_head work;		/* on priv->mc_work when ops pending */
+	u32 ops;			/* IPN_OP_* */
+	int join_type;			/* pending join type */
+	bool attached;
+	bool ip6_joined;
+	bool seen;			/* rx_mode diff scratch */
+	bool dead;
+	bool is_bcast;
+	struct ib_sa_multicast *sa_mc;
+	struct ib_sa_mcmember_rec rec;	/* learned from the join */
+	int join_status;
+	bool join_done;			/* completion pending processing */
+};
+
+enum {
+	IPN_OP_QUERY = BIT(0),
+	IPN_OP_CANCEL = BIT(1),
+	IPN_OP_JOIN = BIT(2),
+	IPN_OP_LEAVE = BIT(3),
+	IPN_OP_ATTACH = BIT(4),
+	IPN_OP_DETACH = BIT(5),
+	IPN_OP_FREE = BIT(6),
+	IPN_OP_DONE = BIT(7),		/* async completion to feed the core */
+	IPN_OP_RELEASE_AH = BIT(8),
+	IPN_OP_FLUSH_QUEUE = BIT(9),
+};
+
+struct ipn_tx_slot {
+	struct sk_buff *skb;
+	struct ipn_ah *ah;
+	u64 mapping[IPN_MAX_TX_SGE];
+	int nr_maps;
+};
+
+struct ipn_rx_slot {
+	struct sk_buff *skb;
+	u64 mapping;
+};
+
+/* One net_device: a port's parent interface, later P_Key children. */
+struct ipn_priv {
+	struct net_device *dev;
+	struct ib_device *ca;
+	u32 port;
+	u16 pkey;
+	u16 pkey_index;
+	u32 qkey;
+	const struct ipn_backend_ops *ops;
+	bool roce;
+	struct list_head list;		/* ipn_port.privs */
+
+	struct ib_pd *pd;
+	struct ib_cq *recv_cq;
+	struct ib_cq *send_cq;
+	struct ib_qp *qp;
+	struct ipc_ifid ifid;
+	int max_sge;
+
+	struct napi_struct rx_napi;
+	struct napi_struct tx_napi;
+	struct ipn_rx_slot *rx_ring;
+	struct ipn_tx_slot *tx_ring;
+	unsigned int tx_head;		/* under netif_tx_lock */
+	unsigned int tx_tail;		/* tx NAPI */
+	struct ib_sge tx_sge[IPN_MAX_TX_SGE];
+	struct ib_ud_wr tx_wr;
+	bool rx_posted;
+
+	/* priv->lock: paths, mcasts, core state objects, the rng. */
+	spinlock_t lock;
+	DECLARE_HASHTABLE(paths, IPN_PATH_HASH_BITS);
+	struct list_head mcasts;
+	struct ipn_mcast *bcast;
+	struct list_head path_work;
+	struct list_head mc_work;
+	struct ipc_path_cfg path_cfg;
+	struct ipc_mc_cfg mc_cfg;
+	struct ipc_link link;
+	struct ipc_rng rng;
+	struct ipc_mtu_info mtu;
+	u64 next_deadline;
+
+	/* Control: one ordered workqueue, serialised by ctl_mutex. */
+	struct workqueue_struct *wq;
+	struct mutex ctl_mutex;		/* after rtnl: control operations */
+	struct work_struct ctl_work;	/* runs path/mc ops */
+	struct work_struct rx_mode_work;
+	struct work_struct flush_work;
+	struct delayed_work tick;	/* earliest core deadline */
+	struct work_struct reap_work;
+	struct ib_event_handler event_handler;
+	unsigned long events_pending;	/* bit per enum ipc_event */
+	bool up;			/* QP in RTS, rings live */
+
+	spinlock_t reap_lock;		/* ah_reap, any context (irqsave) */
+	struct list_head ah_reap;
+
+	struct net_device *roce_ndev;	/* RoCE: the Ethernet netdev (held) */
+
+	struct ipn_stats __percpu *stats;
+	u32 hash_seed;
+};
+
+static inline u64 ipn_now_ms(void)
+{
+	return jiffies64_to_msecs(get_jiffies_64());
+}
+
+/* Add n to the u64 counter at offset off of this CPU's ipn_stats. */
+static inline void ipn_count(struct ipn_priv *priv, size_t off, u64 n)
+{
+	struct ipn_stats *s = get_cpu_ptr(priv->stats);
+
+	u64_stats_update_begin(&s->syncp);
+	*(u64 *)((u8 *)s + off) += n;
+	u64_stats_update_end(&s->syncp);
+	put_cpu_ptr(priv->stats);
+}
+
+#define ipn_add(priv, member, n) \
+	ipn_count(priv, offsetof(struct ipn_stats, member), n)
+#define ipn_inc(priv, member) ipn_add(priv, member, 1)
+
+void ipn_drop(struct ipn_priv *priv, struct sk_buff *skb, int reason, bool tx);
+
+/* device.c */
+struct ipn_priv *ipn_dev_create(struct ib_device *ca, u32 port, u16 pkey);
+void ipn_dev_destroy(struct ipn_priv *priv);
+void ipn_dev_set_carrier(struct ipn_priv *priv, bool on);
+void ipn_dev_update_mtu(struct ipn_priv *priv, u32 ib_mtu_bytes);
+extern const struct header_ops ipn_header_ops;
+
+/* ib.c */
+int ipn_ib_init(void);
+void ipn_ib_exit(void);
+int ipn_verbs_create(struct ipn_priv *priv);
+void ipn_verbs_destroy(struct ipn_priv *priv);
+int ipn_qp_up(struct ipn_priv *priv);
+void ipn_qp_down(struct ipn_priv *priv);
+void ipn_ctl_kick(struct ipn_priv *priv);
+void ipn_tick_arm(struct ipn_priv *priv, u64 deadline);
+void ipn_ctl_work(struct work_struct *work);
+void ipn_tick_work(struct work_struct *work);
+void ipn_flush_work(struct work_struct *work);
+void ipn_link_apply(struct ipn_priv *priv, u32 actions);
+struct ipn_ah *ipn_ah_create(struct ipn_priv *priv, struct rdma_ah_attr *attr);
+void ipn_ah_put(struct ipn_ah *ah);
+void ipn_ah_reap(struct ipn_priv *priv);
+void ipn_ah_reap_work(struct work_struct *work);
+
+/* rx.c */
+int ipn_rx_ring_init(struct ipn_priv *priv);
+void ipn_rx_ring_free(struct ipn_priv *priv);
+int ipn_rx_poll(struct napi_struct *napi, int budget);
+void ipn_rx_comp(struct ib_cq *cq, void *ctx);
+
+/* tx.c */
+netdev_tx_t ipn_start_xmit(struct sk_buff *skb, struct net_device *dev);
+int ipn_tx_poll(struct napi_struct *napi, int budget);
+void ipn_tx_comp(struct ib_cq *cq, void *ctx);
+void ipn_tx_ring_drain(struct ipn_priv *priv);
+int ipn_send(struct ipn_priv *priv, struct sk_buff *skb, struct ipn_ah *ah,
+	     u32 qpn);
+void ipn_tx_timeout(struct net_device *dev, unsigned int txqueue);
+
+/* path.c */
+struct ipn_path *ipn_path_get(struct ipn_priv *priv, const u8 *gid);
+void ipn_path_apply(struct ipn_priv *priv, struct ipn_path *path,
+		    const struct ipc_result *r, struct sk_buff *skb);
+void ipn_path_run(struct ipn_priv *priv);
+void ipn_path_queue_ops(struct ipn_priv *priv, struct ipn_path *path, u32 ops);
+void ipn_path_query_complete(struct ipn_priv *priv, struct ipn_path *path,
+			     int status);
+void ipn_path_timers(struct ipn_priv *priv, u64 now);
+void ipn_path_flush_all(struct ipn_priv *priv);
+void ipn_path_destroy_all(struct ipn_priv *priv);
+
+/* mcast.c */
+struct ipn_mcast *ipn_mcast_get(struct ipn_priv *priv, const u8 *mgid);
+void ipn_mcast_apply(struct ipn_priv *priv, struct ipn_mcast *mc,
+		     const struct ipc_result *r, struct sk_buff *skb);
+void ipn_mcast_run(struct ipn_priv *priv);
+void ipn_mcast_queue_ops(struct ipn_priv *priv, struct ipn_mcast *mc, u32 ops);
+void ipn_mcast_join_complete(struct ipn_priv *priv, struct ipn_mcast *mc,
+			     int status);
+void ipn_mcast_timers(struct ipn_priv *priv, u64 now);
+void ipn_mcast_rx_mode_work(struct work_struct *work);
+int ipn_mcast_join_bcast(struct ipn_priv *priv);
+void ipn_mcast_flush_all(struct ipn_priv *priv);
+void ipn_mcast_destroy_all(struct ipn_priv *priv);
+
+/* netlink.c */
+int ipn_netlink_init(void);
+void ipn_netlink_exit(void);
+extern struct rtnl_link_ops ipn_link_ops;
+
+#endif /* IPOIB_NG_H */

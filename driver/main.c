@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * main.c - module parameters, init and exit (exact reverse) only.
+ */
+#include <linux/module.h>
+#include "ipoib_ng.h"
+
+int ipn_recvq_size = 512;
+int ipn_sendq_size = 256;
+
+static int ipn_param_set_qsize(const char *val, const struct kernel_param *kp)
+{
+	int n, ret;
+
+	ret = kstrtoint(val, 0, &n);
+	if (ret)
+		return ret;
+	if (n < 16 || n > 8192 || !is_power_of_2(n)) {
+		pr_warn(IPN_DRV_NAME ": %s must be a power of two in 16..8192\n",
+			kp->name);
+		return -EINVAL;
+	}
+	*(int *)kp->arg = n;
+	return 0;
+}
+
+static const struct kernel_param_ops ipn_qsize_ops = {
+	.set = ipn_param_set_qsize,
+	.get = param_get_int,
+};
+
+module_param_cb(recv_queue_size, &ipn_qsize_ops, &ipn_recvq_size, 0444);
+MODULE_PARM_DESC(recv_queue_size,
+		 "Receive ring entries per interface (power of two, 16..8192, default 512)");
+module_param_cb(send_queue_size, &ipn_qsize_ops, &ipn_sendq_size, 0444);
+MODULE_PARM_DESC(send_queue_size,
+		 "Send ring entries per interface (power of two, 16..8192, default 256)");
+
+static int __init ipn_init(void)
+{
+	int ret;
+
+	ret = ipn_netlink_init();
+	if (ret)
+		return ret;
+	ret = ipn_ib_init();
+	if (ret)
+		goto err_netlink;
+	pr_info(IPN_DRV_NAME ": IP over InfiniBand and RoCE, version %s\n",
+		IPOIB_NG_VERSION);
+	return 0;
+
+err_netlink:
+	ipn_netlink_exit();
+	return ret;
+}
+
+static void __exit ipn_exit(void)
+{
+	ipn_ib_exit();
+	ipn_netlink_exit();
+}
+
+module_init(ipn_init);
+module_exit(ipn_exit);
+MODULE_AUTHOR("The ipoib-ng authors");
+MODULE_DESCRIPTION("IP over InfiniBand (RFC 4391/4755) for InfiniBand and RoCE ports");
+MODULE_LICENSE("GPL");
+MODULE_VERSION(IPOIB_NG_VERSION);

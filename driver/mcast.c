@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mcast.c - multicast groups: the broadcast group, the stack's groups
+ * (ndo_set_rx_mode diffed in a work) and send-only groups created by
+ * egress (RFC 4391 s10). The core's group machine decides; this file
+ * keeps the entries, their queues and runs the backend operations.
+ */
+#include <linux/slab.h>
+#include <linux/rtnetlink.h>
+#include "ipoib_ng.h"
+
+/* Spread of a fabric-wide rejoin (light flush) on InfiniBand. */
+#define IPN_REJOIN_SPREAD_MS 2000
+
+static struct ipn_mcast *ipn_mcast_find(struct ipn_priv *priv, const u8 *mgid)
+{
+	struct ipn_mcast *mc;
+
+	list_for_each_entry(mc, &priv->mcasts, list)
+		if (!memcmp(mc->mgid, mgid, IPC_GID_LEN))
+			return mc;
+	return NULL;
+}
+
+/* Find or create the group mgid. priv->lock held; NULL on ENOMEM. */
+struct ipn_mcast *ipn_mcast_get(struct ipn_priv *priv, const u8 *mgid)
+{
+	struct ipn_mcast *mc = ipn_mcast_find(priv, mgid);
+
+	if (mc)
+		return mc;
+	mc = kzalloc(sizeof(*mc), GFP_ATOMIC);
+	if (!mc)
+		return NULL;
+	mc->priv = priv;
+	memcpy(mc->mgid, mgid, IPC_GID_LEN);
+	ipc_mc_init(&mc->st, ipc_mgid_scope(mgid));
+	skb_queue_head_init(&mc->queue);
+	INIT_LIST_HEAD(&mc->work);
+	list_add_tail(&mc->list, &priv->mcasts);
+	return mc;
+}
+
+void ipn_mcast_queue_ops(struct ipn_priv *priv, struct ipn_mcast *mc, u32 ops)
+{
+	mc->ops |= ops;
+	if (list_empty(&mc->work))
+		list_add_tail(&mc->work, &priv->mc_work);
+	ipn_ctl_kick(priv);
+}
+
+/* Carry out the core's verdict; see ipn_path_apply(). priv->lock held. */
+void ipn_mcast_apply(struct ipn_priv *priv, struct ipn_mcast *mc,
+		     const struct ipc_result *r, struct sk_buff *skb)
+{
+	u32 act = r->actions, ops = 0;
+	struct sk_buff *old;
+
+	if (act & IPC_ACT_DROP_OLDEST) {
+		old = __skb_dequeue(&mc->queue);
+		if (old)
+			ipn_drop(priv, old, IPC_R_QUEUE_FULL, true);
+	}
+	if (skb && (act & IPC_ACT_QUEUE))
+		__skb_queue_tail(&mc->queue, skb);
+	else if (skb)
+		ipn_drop(priv, skb, r->reason ?: IPC_R_NOT_JOINED, true);
+	if (act & IPC_ACT_PURGE_QUEUE)
+		while ((old = __skb_dequeue(&mc->queue)))
+			ipn_drop(priv, old, r->reason ?: IPC_R_NOT_JOINED, true);
+	if (act & IPC_ACT_TO_ROUTERS) {
+		/* Not reachable on RoCE; InfiniBand routers: see mcast TODO. */
+		while ((old = __skb_dequeue(&mc->queue)))
+			ipn_drop(priv, old, IPC_R_NOT_JOINED, true);
+	}
+	if (act & IPC_ACT_JOIN) {
+		ops |= IPN_OP_JOIN;
+		mc->join_type = r->join_type;
+	}
+	if (act & IPC_ACT_ATTACH)
+		ops |= IPN_OP_ATTACH;
+	if (act & IPC_ACT_DETACH)
+		ops |= IPN_OP_DETACH;
+	if (act & IPC_ACT_LEAVE)
+		ops |= IPN_OP_LEAVE;
+	if (act & IPC_ACT_FLUSH_QUEUE)
+		ops |= IPN_OP_FLUSH_QUEUE;
+	if (act & IPC_ACT_LOG)
+		netdev_warn(priv->dev, "multicast group %pI6: join failed: %d\n",
+			    mc->mgid, mc->st.last_status);
+	if (act & IPC_ACT_FREE) {
+		list_del(&mc->list);
+		if (priv->bcast == mc)
+			priv->bcast = NULL;
+		mc->dead = true;
+		ops |= IPN_OP_FREE;
+	}
+	if (ops)
+		ipn_mcast_queue_ops(priv, mc, ops);
+	ipn_tick_arm(priv, r->deadline_ms);
+}
+
+/* A join finished. Control context (rtnl, ctl_mutex). */
+void ipn_mcast_join_complete(struct ipn_priv *priv, struct ipn_mcast *mc,
+			     int status)
+{
+	struct ipn_ah *ah = NULL, *old = NULL;
+	struct rdma_ah_attr attr;
+	struct ipc_result r;
+	u32 link_act = 0;
+
+	if (!status && !mc->dead) {
+		status = priv->ops->mc_ah_attr(priv, mc, &attr);
+		if (!status) {
+			ah = ipn_ah_create(priv, &attr);
+			if (IS_ERR(ah)) {
+				status = PTR_ERR(ah);
+				ah = NULL;
+			}
+		}
+	}
+	if (status)
+		ipn_inc(priv, mc_failures);
+	else
+		ipn_inc(priv, mc_joins);
+
+	spin_lock_bh(&priv->lock);
+	if (mc->dead) {
+		old = ah;
+		goto out;
+	}
+	if (ah) {
+		old = mc->ah;
+		mc->ah = ah;
+	}
+	ipc_mc_join_done(&mc->st, &priv->mc_cfg, ipn_now_ms(), status, 0,
+			 &priv->rng, &r);
+	ipn_mcast_apply(priv, mc, &r, NULL);
+	if (mc->is_bcast)
+		link_act = ipc_link_bcast_done(&priv->link, status);
+out:
+	spin_unlock_bh(&priv->lock);
+	ipn_ah_put(old);
+	if (link_act)
+		ipn_link_apply(priv, link_act);
+}
+
+static void ipn_mcast_xmit_list(struct sk_buff_head *list)
+{
+	struct sk_buff *skb;
+
+	while ((skb = __skb_dequeue(list)))
+		dev_queue_xmit(skb);
+}
+
+/* Run pending backend operations. Control context (rtnl, ctl_mutex). */
+void ipn_mcast_run(struct ipn_priv *priv)
+{
+	struct sk_buff_head flush;
+	struct ipn_mcast *mc;
+	int ret, type;
+	u32 ops;
+
+	__skb_queue_head_init(&flush);
+	spin_lock_bh(&priv->lock);
+	while ((mc = list_first_entry_or_null(&priv->mc_work,
+					      struct ipn_mcast, work))) {
+		list_del_init(&mc->work);
+		ops = mc->ops;
+		mc->ops = 0;
+		type = mc->join_type;
+		if (ops & IPN_OP_FLUSH_QUEUE)
+			skb_queue_splice_tail_init(&mc->queue, &flush);
+		spin_unlock_bh(&priv->lock);
+
+		if ((ops & IPN_OP_DETACH) && mc->attached) {
+			priv->ops->detach(priv, mc);
+			mc->attached = false;
+		}
+		if (ops & IPN_OP_LEAVE) {
+			priv->ops->leave(priv, mc);
+			ipn_inc(priv, mc_leaves);
+		}
+		if ((ops & IPN_OP_JOIN) && !(ops & IPN_OP_FREE)) {
+			ret = priv->ops->join(priv, mc, type);
+			if (ret != 0)
+				ipn_mcast_join_complete(priv, mc,
+							ret > 0 ? 0 : ret);
+		}
+		if ((ops & IPN_OP_DONE) && !(ops & IPN_OP_FREE))
+			ipn_mcast_join_complete(priv, mc, mc->join_status);
+		if ((ops & IPN_OP_ATTACH) && !mc->attached && !mc->dead) {
+			ret = priv->ops->attach(priv, mc);
+			if (ret)
+				netdev_warn(priv->dev, "multicast group %pI6: attach failed: %d\n",
+					    mc->mgid, ret);
+			mc->attached = !ret;
+		}
+		ipn_mcast_xmit_list(&flush);
+		if (ops & IPN_OP_FREE) {
+			if (mc->attached) {
+				priv->ops->detach(priv, mc);
+				mc->attached = false;
+			}
+			if (mc->sa_mc)
+				priv->ops->leave(priv, mc);
+			ipn_ah_put(mc->ah);
+			__skb_queue_purge(&mc->queue);
+			kfree(mc);
+		}
+		spin_lock_bh(&priv->lock);
+	}
+	spin_unlock_bh(&priv->lock);
+}
+
+/* Deadlines. priv->lock held. */
+void ipn_mcast_timers(struct ipn_priv *priv, u64 now)
+{
+	struct ipn_mcast *mc, *tmp;
+	struct ipc_result r;
+
+	list_for_each_entry_safe(mc, tmp, &priv->mcasts, list) {
+		if (mc->st.deadline_ms > now) {
+			ipn_tick_arm(priv, mc->st.deadline_ms);
+			continue;
+		}
+		ipc_mc_timer(&mc->st, &priv->mc_cfg, now, &priv->rng, &r);
+		ipn_mcast_apply(priv, mc, &r, NULL);
+	}
+}
+
+/* The link machine asked for the broadcast group. Control context. */
+int ipn_mcast_join_bcast(struct ipn_priv *priv)
+{
+	struct ipn_mcast *mc;
+	struct ipc_result r;
+
+	spin_lock_bh(&priv->lock);
+	mc = ipn_mcast_get(priv, priv->ifid.bcast_gid);
+	if (!mc) {
+		spin_unlock_bh(&priv->lock);
+		return -ENOMEM;
+	}
+	mc->is_bcast = true;
+	priv->bcast = mc;
+	ipc_mc_subscribe(&mc->st, &priv->mc_cfg, IPC_JOIN_FULL, ipn_now_ms(),
+			 &r);
+	ipn_mcast_apply(priv, mc, &r, NULL);
+	spin_unlock_bh(&priv->lock);
+	ipn_mcast_run(priv);
+	return 0;
+}
+
+/* Light flush: every membership is rejoined (spread in time on IB). */
+void ipn_mcast_flush_all(struct ipn_priv *priv)
+{
+	u32 spread = priv->roce ? 0 : IPN_REJOIN_SPREAD_MS;
+	struct ipn_mcast *mc, *tmp;
+	struct ipc_result r;
+	u64 now = ipn_now_ms();
+
+	spin_lock_bh(&priv->lock);
+	list_for_each_entry_safe(mc, tmp, &priv->mcasts, list) {
+		ipc_mc_flush(&mc->st, &priv->mc_cfg, now, spread, &priv->rng,
+			     &r);
+		ipn_mcast_apply(priv, mc, &r, NULL);
+	}
+	spin_unlock_bh(&priv->lock);
+	ipn_mcast_run(priv);
+}
+
+/* Interface down or gone: leave everything now. Control context. */
+void ipn_mcast_destroy_all(struct ipn_priv *priv)
+{
+	struct ipn_mcast *mc, *tmp;
+	struct ipc_result r;
+
+	spin_lock_bh(&priv->lock);
+	list_for_each_entry_safe(mc, tmp, &priv->mcasts, list) {
+		ipc_mc_destroy(&mc->st, &r);
+		/* Whatever the core says, a destroyed group is gone. */
+		r.actions |= IPC_ACT_FREE;
+		r.deadline_ms = IPC_NO_DEADLINE;
+		ipn_mcast_apply(priv, mc, &r, NULL);
+	}
+	spin_unlock_bh(&priv->lock);
+	ipn_mcast_run(priv);
+}
+
+/*
+ * ndo_set_rx_mode, deferred: diff the device's multicast list against
+ * the groups the stack wants (RFC 4391 s10: join new ones FullMember,
+ * leave removed ones).
+ */
+void ipn_mcast_rx_mode_work(struct work_struct *work)
+{
+	struct ipn_priv *priv = container_of(work, struct ipn_priv,
+					     rx_mode_work);
+	struct net_device *dev = priv->dev;
+	struct ipn_mcast *mc, *tmp;
+	struct netdev_hw_addr *ha;
+	unsigned int n = 0, i, wrong = 0;
+	struct ipc_result r;
+	u8 (*mgids)[IPC_GID_LEN];
+	u64 now;
+
+	rtnl_lock();
+	mutex_lock(&priv->ctl_mutex);
+	if (!priv->up)
+		goto out;
+
+	netif_addr_lock_bh(dev);
+	mgids = kmalloc_array(netdev_mc_count(dev) ?: 1, IPC_GID_LEN,
+			      GFP_ATOMIC);
+	if (mgids) {
+		netdev_for_each_mc_addr(ha, dev) {
+			if (ipc_mcast_addr_check(ha->addr,
+						 priv->ifid.bcast_gid) !=
+			    IPC_R_OK) {
+				wrong++;
+				continue;
+			}
+			memcpy(mgids[n++], ha->addr + 4, IPC_GID_LEN);
+		}
+	}
+	netif_addr_unlock_bh(dev);
+	if (!mgids)
+		goto out;
+	if (wrong)
+		net_warn_ratelimited("%s: %u multicast addresses not of this link ignored\n",
+				     dev->name, wrong);
+
+	now = ipn_now_ms();
+	spin_lock_bh(&priv->lock);
+	list_for_each_entry(mc, &priv->mcasts, list)
+		mc->seen = false;
+	for (i = 0; i < n; i++) {
+		if (!memcmp(mgids[i], priv->ifid.bcast_gid, IPC_GID_LEN))
+			continue;
+		mc = ipn_mcast_get(priv, mgids[i]);
+		if (!mc)
+			continue;
+		mc->seen = true;
+		if (mc->st.want & IPC_JOIN_FULL)
+			continue;
+		ipc_mc_subscribe(&mc->st, &priv->mc_cfg, IPC_JOIN_FULL, now,
+				 &r);
+		ipn_mcast_apply(priv, mc, &r, NULL);
+	}
+	list_for_each_entry_safe(mc, tmp, &priv->mcasts, list) {
+		if (mc->is_bcast || mc->seen || !(mc->st.want & IPC_JOIN_FULL))
+			continue;
+		ipc_mc_unsubscribe(&mc->st, &priv->mc_cfg, IPC_JOIN_FULL, now,
+				   &r);
+		ipn_mcast_apply(priv, mc, &r, NULL);
+	}
+	spin_unlock_bh(&priv->lock);
+	kfree(mgids);
+	ipn_mcast_run(priv);
+out:
+	mutex_unlock(&priv->ctl_mutex);
+	rtnl_unlock();
+}

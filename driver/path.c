@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * path.c - the path table: one entry per destination GID, holding the
+ * core's path machine, the address handle and the packets waiting for
+ * it. Entries are found under priv->lock from xmit; the control work
+ * runs their queries and frees them.
+ */
+#include <linux/slab.h>
+#include "ipoib_ng.h"
+
+static u32 ipn_path_key(struct ipn_priv *priv, const u8 *gid)
+{
+	return ipc_gid_hash(gid, priv->hash_seed);
+}
+
+/* Find or create the path to gid. priv->lock held; NULL on ENOMEM. */
+struct ipn_path *ipn_path_get(struct ipn_priv *priv, const u8 *gid)
+{
+	u32 key = ipn_path_key(priv, gid);
+	struct ipn_path *path;
+
+	hash_for_each_possible(priv->paths, path, node, key)
+		if (!memcmp(path->gid, gid, IPC_GID_LEN))
+			return path;
+	path = kzalloc(sizeof(*path), GFP_ATOMIC);
+	if (!path)
+		return NULL;
+	path->priv = priv;
+	memcpy(path->gid, gid, IPC_GID_LEN);
+	ipc_path_init(&path->st);
+	skb_queue_head_init(&path->queue);
+	INIT_LIST_HEAD(&path->work);
+	hash_add(priv->paths, &path->node, key);
+	return path;
+}
+
+void ipn_path_queue_ops(struct ipn_priv *priv, struct ipn_path *path, u32 ops)
+{
+	path->ops |= ops;
+	if (list_empty(&path->work))
+		list_add_tail(&path->work, &priv->path_work);
+	ipn_ctl_kick(priv);
+}
+
+/*
+ * Carry out the core's verdict. skb is the packet the verdict is about
+ * (NULL when none, or when the caller sends it itself). priv->lock held.
+ */
+void ipn_path_apply(struct ipn_priv *priv, struct ipn_path *path,
+		    const struct ipc_result *r, struct sk_buff *skb)
+{
+	u32 act = r->actions, ops = 0;
+	struct sk_buff *old;
+
+	if (act & IPC_ACT_DROP_OLDEST) {
+		old = __skb_dequeue(&path->queue);
+		if (old)
+			ipn_drop(priv, old, IPC_R_QUEUE_FULL, true);
+	}
+	if (skb && (act & IPC_ACT_QUEUE))
+		__skb_queue_tail(&path->queue, skb);
+	else if (skb)
+		ipn_drop(priv, skb, r->reason ?: IPC_R_NO_ROUTE, true);
+	if (act & IPC_ACT_PURGE_QUEUE)
+		while ((old = __skb_dequeue(&path->queue)))
+			ipn_drop(priv, old, r->reason ?: IPC_R_NO_ROUTE, true);
+	if (act & IPC_ACT_RELEASE_AH) {
+		ipn_ah_put(path->ah);
+		path->ah = NULL;
+	}
+	if (act & IPC_ACT_FLUSH_QUEUE)
+		ops |= IPN_OP_FLUSH_QUEUE;
+	if (act & IPC_ACT_CANCEL_QUERY)
+		ops |= IPN_OP_CANCEL;
+	if (act & IPC_ACT_START_QUERY) {
+		ops |= IPN_OP_QUERY;
+		ipn_inc(priv, path_queries);
+	}
+	if (act & IPC_ACT_FREE) {
+		hash_del(&path->node);
+		path->dead = true;
+		ops |= IPN_OP_FREE;
+	}
+	if (ops)
+		ipn_path_queue_ops(priv, path, ops);
+	ipn_tick_arm(priv, r->deadline_ms);
+}
+
+/* The query of path finished. Control context (rtnl, ctl_mutex). */
+void ipn_path_query_complete(struct ipn_priv *priv, struct ipn_path *path,
+			     int status)
+{
+	struct ipn_ah *ah = NULL, *old = NULL;
+	struct ipc_result r;
+
+	if (!status) {
+		ah = ipn_ah_create(priv, &path->attr);
+		if (IS_ERR(ah)) {
+			status = PTR_ERR(ah);
+			ah = NULL;
+		}
+	}
+	if (status)
+		ipn_inc(priv, path_failures);
+	spin_lock_bh(&priv->lock);
+	path->querying = false;
+	if (path->dead) {
+		old = ah;
+	} else {
+		if (ah) {
+			old = path->ah;
+			path->ah = ah;
+		}
+		ipc_path_query_done(&path->st, &priv->path_cfg, ipn_now_ms(),
+				    status, &priv->rng, &r);
+		ipn_path_apply(priv, path, &r, NULL);
+	}
+	spin_unlock_bh(&priv->lock);
+	ipn_ah_put(old);
+}
+
+/* Re-inject queued packets: xmit finds the path valid now. */
+static void ipn_path_xmit_list(struct sk_buff_head *list)
+{
+	struct sk_buff *skb;
+
+	while ((skb = __skb_dequeue(list)))
+		dev_queue_xmit(skb);
+}
+
+/* Run pending operations. Control context (rtnl, ctl_mutex). */
+void ipn_path_run(struct ipn_priv *priv)
+{
+	struct sk_buff_head flush;
+	struct ipn_path *path;
+	int ret;
+	u32 ops;
+
+	__skb_queue_head_init(&flush);
+	spin_lock_bh(&priv->lock);
+	while ((path = list_first_entry_or_null(&priv->path_work,
+						struct ipn_path, work))) {
+		list_del_init(&path->work);
+		ops = path->ops;
+		path->ops = 0;
+		if (ops & IPN_OP_FLUSH_QUEUE)
+			skb_queue_splice_tail_init(&path->queue, &flush);
+		if (ops & IPN_OP_QUERY)
+			path->querying = true;
+		spin_unlock_bh(&priv->lock);
+
+		if ((ops & (IPN_OP_CANCEL | IPN_OP_FREE)) && path->querying &&
+		    !(ops & IPN_OP_QUERY))
+			priv->ops->path_cancel(priv, path);
+		if ((ops & IPN_OP_QUERY) && !(ops & IPN_OP_FREE)) {
+			ret = priv->ops->path_query(priv, path);
+			if (ret <= 0)	/* done now (1: completion later) */
+				ipn_path_query_complete(priv, path, ret);
+		}
+		if ((ops & IPN_OP_DONE) && !(ops & IPN_OP_FREE))
+			ipn_path_query_complete(priv, path, path->query_status);
+		ipn_path_xmit_list(&flush);
+		if (ops & IPN_OP_FREE) {
+			if (path->querying)
+				priv->ops->path_cancel(priv, path);
+			ipn_ah_put(path->ah);
+			__skb_queue_purge(&path->queue);
+			kfree(path->dev_addr);
+			kfree(path);
+		}
+		spin_lock_bh(&priv->lock);
+	}
+	spin_unlock_bh(&priv->lock);
+}
+
+/* Deadlines. priv->lock held. */
+void ipn_path_timers(struct ipn_priv *priv, u64 now)
+{
+	struct ipc_result r;
+	struct hlist_node *tmp;
+	struct ipn_path *path;
+	int bkt;
+
+	hash_for_each_safe(priv->paths, bkt, tmp, path, node) {
+		if (path->st.deadline_ms > now) {
+			ipn_tick_arm(priv, path->st.deadline_ms);
+			continue;
+		}
+		ipc_path_timer(&path->st, &priv->path_cfg, now, &priv->rng, &r);
+		ipn_path_apply(priv, path, &r, NULL);
+	}
+}
+
+/* Light flush: every handle may be stale (port event, SM change). */
+void ipn_path_flush_all(struct ipn_priv *priv)
+{
+	struct ipc_result r;
+	struct hlist_node *tmp;
+	struct ipn_path *path;
+	u64 now = ipn_now_ms();
+	int bkt;
+
+	spin_lock_bh(&priv->lock);
+	hash_for_each_safe(priv->paths, bkt, tmp, path, node) {
+		ipc_path_flush(&path->st, &priv->path_cfg, now, &r);
+		ipn_path_apply(priv, path, &r, NULL);
+	}
+	spin_unlock_bh(&priv->lock);
+	ipn_path_run(priv);
+}
+
+/* Interface down or gone: every path is torn down now. Control context. */
+void ipn_path_destroy_all(struct ipn_priv *priv)
+{
+	struct ipc_result r;
+	struct hlist_node *tmp;
+	struct ipn_path *path;
+	int bkt;
+
+	spin_lock_bh(&priv->lock);
+	hash_for_each_safe(priv->paths, bkt, tmp, path, node) {
+		ipc_path_destroy(&path->st, &r);
+		/* Whatever the core says, a destroyed path is gone. */
+		r.actions |= IPC_ACT_FREE;
+		r.deadline_ms = IPC_NO_DEADLINE;
+		ipn_path_apply(priv, path, &r, NULL);
+	}
+	spin_unlock_bh(&priv->lock);
+	ipn_path_run(priv);
+}

@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rx.c - the receive ring and RX NAPI.
+ *
+ * Each buffer holds the 40-byte GRH area (RoCE: the IP header) followed
+ * by the datagram; IPN_RX_RESERVE bytes of headroom let the 20-byte
+ * pseudo header (the sender's address) be written in front of the IPoIB
+ * header once the GIDs have been read out of the GRH area.
+ */
+#include <linux/slab.h>
+#include "ipoib_ng.h"
+
+static int ipn_rx_alloc(struct ipn_priv *priv, struct ipn_rx_slot *slot,
+			gfp_t gfp)
+{
+	struct sk_buff *skb;
+	u64 addr;
+
+	skb = __netdev_alloc_skb(priv->dev, IPN_RX_BUF + IPN_RX_RESERVE, gfp);
+	if (!skb)
+		return -ENOMEM;
+	skb_reserve(skb, IPN_RX_RESERVE);
+	addr = ib_dma_map_single(priv->ca, skb->data, IPN_RX_BUF,
+				 DMA_FROM_DEVICE);
+	if (ib_dma_mapping_error(priv->ca, addr)) {
+		dev_kfree_skb_any(skb);
+		return -EIO;
+	}
+	slot->skb = skb;
+	slot->mapping = addr;
+	return 0;
+}
+
+static int ipn_rx_post(struct ipn_priv *priv, unsigned int i)
+{
+	struct ipn_rx_slot *slot = &priv->rx_ring[i];
+	struct ib_sge sge = {
+		.addr = slot->mapping,
+		.length = IPN_RX_BUF,
+		.lkey = priv->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr wr = {
+		.wr_id = i,
+		.sg_list = &sge,
+		.num_sge = 1,
+	};
+
+	return ib_post_recv(priv->qp, &wr, NULL);
+}
+
+static void ipn_rx_unmap(struct ipn_priv *priv, struct ipn_rx_slot *slot)
+{
+	ib_dma_unmap_single(priv->ca, slot->mapping, IPN_RX_BUF,
+			    DMA_FROM_DEVICE);
+}
+
+int ipn_rx_ring_init(struct ipn_priv *priv)
+{
+	unsigned int i;
+	int ret;
+
+	priv->rx_ring = kcalloc(ipn_recvq_size, sizeof(*priv->rx_ring),
+				GFP_KERNEL);
+	if (!priv->rx_ring)
+		return -ENOMEM;
+	for (i = 0; i < ipn_recvq_size; i++) {
+		ret = ipn_rx_alloc(priv, &priv->rx_ring[i], GFP_KERNEL);
+		if (!ret)
+			ret = ipn_rx_post(priv, i);
+		if (ret) {
+			netdev_warn(priv->dev, "cannot post receive buffer %u: %d\n",
+				    i, ret);
+			return ret;	/* the caller flushes the QP and frees */
+		}
+	}
+	return 0;
+}
+
+static void ipn_rx_one(struct ipn_priv *priv, struct ib_wc *wc, bool drain)
+{
+	unsigned int i = wc->wr_id & (ipn_recvq_size - 1);
+	struct ipn_rx_slot *slot = &priv->rx_ring[i];
+	const u8 *sgid = NULL, *dgid = NULL;
+	struct sk_buff *skb = slot->skb;
+	struct ipn_rx_slot fresh;
+	struct ipc_rx_verdict v;
+	union ib_gid s, d;
+	int reason;
+	u8 *h;
+
+	if (unlikely(!skb))
+		return;
+	if (unlikely(wc->status != IB_WC_SUCCESS || drain)) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR && !drain) {
+			netdev_dbg(priv->dev, "rx completion error %d\n",
+				   wc->status);
+			ipn_inc(priv, rx_errors);
+		}
+		ipn_rx_unmap(priv, slot);
+		dev_kfree_skb_any(skb);
+		slot->skb = NULL;
+		return;
+	}
+
+	/* Refill first: on failure the old buffer goes back, data dropped. */
+	if (unlikely(ipn_rx_alloc(priv, &fresh, GFP_ATOMIC))) {
+		ipn_inc(priv, rx_dropped);
+		if (ipn_rx_post(priv, i)) {
+			ipn_rx_unmap(priv, slot);
+			dev_kfree_skb_any(skb);
+			slot->skb = NULL;
+		}
+		return;
+	}
+	ipn_rx_unmap(priv, slot);
+	*slot = fresh;
+	if (ipn_rx_post(priv, i)) {
+		ipn_rx_unmap(priv, slot);
+		dev_kfree_skb_any(slot->skb);
+		slot->skb = NULL;
+	}
+
+	skb_put(skb, wc->byte_len);
+	if (wc->wc_flags & IB_WC_GRH) {
+		enum rdma_network_type nt = RDMA_NETWORK_IB;
+
+		if (wc->wc_flags & IB_WC_WITH_NETWORK_HDR_TYPE)
+			nt = wc->network_hdr_type;
+		else if (priv->roce)
+			nt = ib_get_rdma_header_version((void *)skb->data);
+		if (!ib_get_gids_from_rdma_hdr((void *)skb->data, nt, &s, &d)) {
+			sgid = s.raw;
+			dgid = d.raw;
+		}
+	}
+	if (unlikely(skb->len < IB_GRH_BYTES)) {
+		ipn_drop(priv, skb, IPC_R_TRUNCATED, false);
+		return;
+	}
+	skb_pull(skb, IB_GRH_BYTES);
+
+	reason = ipc_rx_classify(&priv->ifid, sgid, dgid, wc->src_qp,
+				 skb->data, skb->len, &v);
+	if (unlikely(reason != IPC_R_OK)) {
+		if (reason == IPC_R_LOOPBACK) {
+			/* Our own multicast: expected, not an error. */
+			ipn_inc(priv, drop[IPC_R_LOOPBACK]);
+			dev_consume_skb_any(skb);
+			return;
+		}
+		ipn_drop(priv, skb, reason, false);
+		return;
+	}
+
+	/* The GIDs were copied out: the GRH area may now be overwritten. */
+	h = skb_push(skb, IPN_PSEUDO_LEN);
+	if (v.has_src)
+		memcpy(h, v.src_addr, IPN_PSEUDO_LEN);
+	else
+		memset(h, 0, IPN_PSEUDO_LEN);
+	skb_reset_mac_header(skb);
+	skb_pull(skb, IPN_HARD_LEN);
+	skb->protocol = htons(v.ethertype);
+	switch (v.pkt_type) {
+	case IPC_PKT_BROADCAST:
+		skb->pkt_type = PACKET_BROADCAST;
+		break;
+	case IPC_PKT_MULTICAST:
+		skb->pkt_type = PACKET_MULTICAST;
+		ipn_inc(priv, multicast);
+		break;
+	case IPC_PKT_OTHERHOST:
+		skb->pkt_type = PACKET_OTHERHOST;
+		break;
+	default:
+		skb->pkt_type = PACKET_HOST;
+		break;
+	}
+	skb->dev = priv->dev;
+	ipn_inc(priv, rx_packets);
+	ipn_add(priv, rx_bytes, skb->len);
+	napi_gro_receive(&priv->rx_napi, skb);
+}
+
+int ipn_rx_poll(struct napi_struct *napi, int budget)
+{
+	struct ipn_priv *priv = container_of(napi, struct ipn_priv, rx_napi);
+	struct ib_wc wc[IPN_WC_BATCH];
+	int done = 0, n, i;
+
+	while (done < budget) {
+		n = ib_poll_cq(priv->recv_cq,
+			       min_t(int, IPN_WC_BATCH, budget - done), wc);
+		for (i = 0; i < n; i++)
+			ipn_rx_one(priv, &wc[i], false);
+		done += max(n, 0);
+		if (n < IPN_WC_BATCH)
+			break;
+	}
+	if (done < budget && napi_complete_done(napi, done) &&
+	    ib_req_notify_cq(priv->recv_cq, IB_CQ_NEXT_COMP |
+			     IB_CQ_REPORT_MISSED_EVENTS) > 0)
+		napi_schedule(napi);
+	return done;
+}
+
+void ipn_rx_comp(struct ib_cq *cq, void *ctx)
+{
+	struct ipn_priv *priv = ctx;
+
+	napi_schedule(&priv->rx_napi);
+}
+
+/*
+ * After the QP went to ERR: reap the flushed buffers (NAPI is off), then
+ * free whatever the device never returned.
+ */
+void ipn_rx_ring_free(struct ipn_priv *priv)
+{
+	unsigned long end = jiffies + 5 * HZ;
+	struct ib_wc wc[IPN_WC_BATCH];
+	unsigned int i, live;
+	int n, k;
+
+	if (!priv->rx_ring)
+		return;
+	do {
+		while ((n = ib_poll_cq(priv->recv_cq, IPN_WC_BATCH, wc)) > 0)
+			for (k = 0; k < n; k++)
+				ipn_rx_one(priv, &wc[k], true);
+		live = 0;
+		for (i = 0; i < ipn_recvq_size; i++)
+			live += !!priv->rx_ring[i].skb;
+		if (!live)
+			break;
+		usleep_range(1000, 2000);
+	} while (time_before(jiffies, end));
+
+	for (i = 0; i < ipn_recvq_size; i++) {
+		struct ipn_rx_slot *slot = &priv->rx_ring[i];
+
+		if (!slot->skb)
+			continue;
+		ipn_rx_unmap(priv, slot);
+		dev_kfree_skb_any(slot->skb);
+		slot->skb = NULL;
+	}
+	kfree(priv->rx_ring);
+	priv->rx_ring = NULL;
+}

@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tx.c - ndo_start_xmit, the send ring and TX NAPI.
+ *
+ * The send ring is a power-of-two array indexed by free-running counters:
+ * tx_head advances under netif_tx_lock (xmit), tx_tail in TX NAPI (or in
+ * the drain with NAPI off). The queue stops at sendq - 1 slots in flight
+ * and wakes at half.
+ */
+#include <linux/slab.h>
+#include "ipoib_ng.h"
+
+static void ipn_tx_unmap(struct ipn_priv *priv, struct ipn_tx_slot *slot)
+{
+	struct sk_buff *skb = slot->skb;
+	int i;
+
+	if (!slot->nr_maps)
+		return;
+	ib_dma_unmap_single(priv->ca, slot->mapping[0], skb_headlen(skb),
+			    DMA_TO_DEVICE);
+	for (i = 1; i < slot->nr_maps; i++)
+		ib_dma_unmap_page(priv->ca, slot->mapping[i],
+				  skb_frag_size(&skb_shinfo(skb)->frags[i - 1]),
+				  DMA_TO_DEVICE);
+	slot->nr_maps = 0;
+}
+
+static int ipn_tx_map(struct ipn_priv *priv, struct ipn_tx_slot *slot)
+{
+	struct sk_buff *skb = slot->skb;
+	int i;
+
+	slot->nr_maps = 0;
+	slot->mapping[0] = ib_dma_map_single(priv->ca, skb->data,
+					     skb_headlen(skb), DMA_TO_DEVICE);
+	if (ib_dma_mapping_error(priv->ca, slot->mapping[0]))
+		return -EIO;
+	slot->nr_maps = 1;
+	for (i = 0; i < skb_shinfo(skb)->nr_frags; i++) {
+		const skb_frag_t *frag = &skb_shinfo(skb)->frags[i];
+		u64 addr;
+
+		addr = ib_dma_map_page(priv->ca, skb_frag_page(frag),
+				       skb_frag_off(frag), skb_frag_size(frag),
+				       DMA_TO_DEVICE);
+		if (ib_dma_mapping_error(priv->ca, addr)) {
+			ipn_tx_unmap(priv, slot);
+			return -EIO;
+		}
+		slot->mapping[slot->nr_maps++] = addr;
+	}
+	return 0;
+}
+
+/*
+ * Post one datagram. skb->data is at the pseudo header; consumes skb and
+ * the reference on ah in every case. Called under netif_tx_lock.
+ */
+int ipn_send(struct ipn_priv *priv, struct sk_buff *skb, struct ipn_ah *ah,
+	     u32 qpn)
+{
+	unsigned int mask = ipn_sendq_size - 1;
+	struct ipn_tx_slot *slot;
+	struct ib_ud_wr *wr = &priv->tx_wr;
+	int i, ret;
+
+	skb_pull(skb, IPN_PSEUDO_LEN);
+	if (skb_shinfo(skb)->nr_frags + 1 > priv->max_sge &&
+	    skb_linearize(skb)) {
+		ret = -ENOMEM;
+		goto drop;
+	}
+	if (unlikely(priv->tx_head - READ_ONCE(priv->tx_tail) >=
+		     ipn_sendq_size)) {
+		ret = -ENOBUFS;
+		goto drop;
+	}
+	slot = &priv->tx_ring[priv->tx_head & mask];
+	slot->skb = skb;
+	ret = ipn_tx_map(priv, slot);
+	if (ret)
+		goto drop_slot;
+	for (i = 0; i < slot->nr_maps; i++) {
+		priv->tx_sge[i].addr = slot->mapping[i];
+		priv->tx_sge[i].length = i ? skb_frag_size(&skb_shinfo(skb)->frags[i - 1]) :
+					     skb_headlen(skb);
+		priv->tx_sge[i].lkey = priv->pd->local_dma_lkey;
+	}
+	memset(wr, 0, sizeof(*wr));
+	wr->wr.wr_id = priv->tx_head;
+	wr->wr.opcode = IB_WR_SEND;
+	wr->wr.send_flags = IB_SEND_SIGNALED;
+	wr->wr.sg_list = priv->tx_sge;
+	wr->wr.num_sge = slot->nr_maps;
+	wr->ah = ah->ah;
+	wr->remote_qpn = qpn;
+	wr->remote_qkey = priv->qkey;
+	ret = ib_post_send(priv->qp, &wr->wr, NULL);
+	if (ret) {
+		ipn_tx_unmap(priv, slot);
+		goto drop_slot;
+	}
+	slot->ah = ah;
+	netif_trans_update(priv->dev);
+	priv->tx_head++;
+	if (priv->tx_head - READ_ONCE(priv->tx_tail) >= ipn_sendq_size - 1) {
+		netif_stop_queue(priv->dev);
+		/* Pairs with the barrier in ipn_tx_poll before the wake. */
+		smp_mb();
+		if (priv->tx_head - READ_ONCE(priv->tx_tail) <
+		    ipn_sendq_size / 2)
+			netif_wake_queue(priv->dev);
+	}
+	return 0;
+
+drop_slot:
+	slot->skb = NULL;
+drop:
+	ipn_inc(priv, tx_errors);
+	ipn_drop(priv, skb, IPC_R_OK, true);
+	ipn_ah_put(ah);
+	return ret;
+}
+
+/* SEND: the caller sends with ah; without one the packet is dropped. */
+static struct ipn_ah *ipn_tx_take_ah(struct ipc_result *r, struct ipn_ah *ah)
+{
+	r->actions &= ~IPC_ACT_SEND;
+	if (!ah) {
+		r->actions |= IPC_ACT_DROP;
+		r->reason = IPC_R_NO_ROUTE;
+	}
+	return ah;
+}
+
+netdev_tx_t ipn_start_xmit(struct sk_buff *skb, struct net_device *dev)
+{
+	struct ipn_priv *priv = netdev_priv(dev);
+	struct ipc_tx_verdict v;
+	struct ipn_ah *ah = NULL;
+	struct ipc_result r;
+	int reason;
+	u64 now;
+
+	if (unlikely(skb->len < IPN_HARD_LEN)) {
+		ipn_drop(priv, skb, IPC_R_TRUNCATED, true);
+		return NETDEV_TX_OK;
+	}
+	reason = ipc_tx_classify(&priv->ifid, skb->data, &v);
+	if (unlikely(reason != IPC_R_OK)) {
+		ipn_drop(priv, skb, reason, true);
+		return NETDEV_TX_OK;
+	}
+
+	now = ipn_now_ms();
+	spin_lock(&priv->lock);
+	if (unlikely(!priv->up)) {
+		spin_unlock(&priv->lock);
+		ipn_drop(priv, skb, IPC_R_LINK_DOWN, true);
+		return NETDEV_TX_OK;
+	}
+	if (v.kind == IPC_TX_UNICAST) {
+		struct ipn_path *path = ipn_path_get(priv, v.gid);
+
+		if (!path)
+			goto drop_locked;
+		ipc_path_tx(&path->st, &priv->path_cfg, now, &r);
+		if (r.actions & IPC_ACT_SEND)
+			ah = ipn_tx_take_ah(&r, path->ah);
+		ipn_path_apply(priv, path, &r, ah ? NULL : skb);
+	} else {
+		struct ipn_mcast *mc = ipn_mcast_get(priv, v.gid);
+
+		if (!mc)
+			goto drop_locked;
+		ipc_mc_tx(&mc->st, &priv->mc_cfg, now, 0, &r);
+		if (r.actions & IPC_ACT_SEND)
+			ah = ipn_tx_take_ah(&r, mc->ah);
+		ipn_mcast_apply(priv, mc, &r, ah ? NULL : skb);
+	}
+	if (ah)
+		kref_get(&ah->ref);
+	spin_unlock(&priv->lock);
+
+	if (ah)
+		ipn_send(priv, skb, ah, v.qpn);
+	return NETDEV_TX_OK;
+
+drop_locked:
+	spin_unlock(&priv->lock);
+	ipn_drop(priv, skb, IPC_R_NO_ROUTE, true);
+	return NETDEV_TX_OK;
+}
+
+static void ipn_tx_one(struct ipn_priv *priv, struct ib_wc *wc, int budget)
+{
+	struct ipn_tx_slot *slot;
+	struct sk_buff *skb;
+
+	slot = &priv->tx_ring[wc->wr_id & (ipn_sendq_size - 1)];
+	skb = slot->skb;
+	if (unlikely(!skb))
+		return;
+	ipn_tx_unmap(priv, slot);
+	if (likely(wc->status == IB_WC_SUCCESS)) {
+		ipn_inc(priv, tx_packets);
+		ipn_add(priv, tx_bytes, skb->len);
+	} else if (wc->status != IB_WC_WR_FLUSH_ERR) {
+		netdev_dbg(priv->dev, "tx completion error %d\n", wc->status);
+		ipn_inc(priv, tx_errors);
+	}
+	napi_consume_skb(skb, budget);
+	ipn_ah_put(slot->ah);
+	slot->skb = NULL;
+	slot->ah = NULL;
+	WRITE_ONCE(priv->tx_tail, priv->tx_tail + 1);
+}
+
+static int ipn_tx_reap(struct ipn_priv *priv, int budget)
+{
+	struct ib_wc wc[IPN_WC_BATCH];
+	int done = 0, n, i;
+
+	do {
+		n = ib_poll_cq(priv->send_cq, IPN_WC_BATCH, wc);
+		for (i = 0; i < n; i++)
+			ipn_tx_one(priv, &wc[i], budget);
+		done += max(n, 0);
+	} while (n == IPN_WC_BATCH && done < budget);
+	return done;
+}
+
+int ipn_tx_poll(struct napi_struct *napi, int budget)
+{
+	struct ipn_priv *priv = container_of(napi, struct ipn_priv, tx_napi);
+	struct net_device *dev = priv->dev;
+	int done;
+
+	done = ipn_tx_reap(priv, budget);
+	/* Pairs with the barrier in ipn_send after the stop. */
+	smp_mb();
+	if (unlikely(netif_queue_stopped(dev)) &&
+	    priv->tx_head - READ_ONCE(priv->tx_tail) <= ipn_sendq_size / 2 &&
+	    netif_carrier_ok(dev)) {
+		netif_tx_lock(dev);
+		if (netif_queue_stopped(dev))
+			netif_wake_queue(dev);
+		netif_tx_unlock(dev);
+	}
+	if (done < budget && napi_complete_done(napi, done) &&
+	    ib_req_notify_cq(priv->send_cq, IB_CQ_NEXT_COMP |
+			     IB_CQ_REPORT_MISSED_EVENTS) > 0)
+		napi_schedule(napi);
+	return min(done, budget);
+}
+
+void ipn_tx_comp(struct ib_cq *cq, void *ctx)
+{
+	struct ipn_priv *priv = ctx;
+
+	napi_schedule(&priv->tx_napi);
+}
+
+/* QP in ERR, NAPI off: reap every send, free what never completed. */
+void ipn_tx_ring_drain(struct ipn_priv *priv)
+{
+	unsigned long end = jiffies + 5 * HZ;
+	unsigned int i;
+
+	while (priv->tx_head != priv->tx_tail && time_before(jiffies, end)) {
+		if (!ipn_tx_reap(priv, 0))
+			usleep_range(1000, 2000);
+	}
+	for (i = 0; i < ipn_sendq_size; i++) {
+		struct ipn_tx_slot *slot = &priv->tx_ring[i];
+
+		if (!slot->skb)
+			continue;
+		ipn_tx_unmap(priv, slot);
+		dev_kfree_skb_any(slot->skb);
+		ipn_ah_put(slot->ah);
+		slot->skb = NULL;
+		slot->ah = NULL;
+	}
+	priv->tx_head = 0;
+	priv->tx_tail = 0;
+}
+
+void ipn_tx_timeout(struct net_device *dev, unsigned int txqueue)
+{
+	struct ipn_priv *priv = netdev_priv(dev);
+
+	netdev_warn(dev, "transmit timeout: %u sends in flight\n",
+		    priv->tx_head - READ_ONCE(priv->tx_tail));
+	napi_schedule(&priv->tx_napi);
+}

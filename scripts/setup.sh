@@ -1,0 +1,32 @@
+#!/bin/bash
+# Install every Debian 12 package the project needs (build, tests, VM).
+# Idempotent: installs only what is missing. Run as root (CI is root).
+set -euo pipefail
+
+PKGS=(
+	build-essential g++ make bc bison flex libelf-dev libssl-dev dwarves kmod
+	cpio linux-headers-amd64 linux-image-amd64 linux-source-6.1
+	qemu-system-x86 busybox-static
+	rdma-core ibverbs-utils ibverbs-providers infiniband-diags perftest
+	iproute2 iputils-ping iputils-arping ethtool tcpdump iperf3 procps
+	dkms sparse clang clang-format libclang-rt-14-dev
+	cmake libgtest-dev libgmock-dev libbenchmark-dev lcov
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+		missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "setup: all ${#PKGS[@]} packages present"
+	exit 0
+fi
+echo "setup: installing ${missing[*]}"
+if [ "$(id -u)" -ne 0 ]; then
+	echo "setup: must run as root to install packages" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -1,0 +1,300 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Helpers for the scenarios in tests/vm/scenarios/, which run inside the test
+# VM (chrooted into the host root, as root, with the host's tools). Sourcing
+# this file turns on strict mode with an ERR trap that names the failing
+# command, and an EXIT trap that kills background jobs and deletes the
+# namespaces made by ns_create. Environment from guest.sh: VM_MODULE (path of
+# ipoib_ng.ko, may be empty), VM_OUT (the results folder, shared with the
+# host), VM_SCENARIO.
+
+set -eEuo pipefail
+
+VM_MODULE=${VM_MODULE:-}
+VM_OUT=${VM_OUT:-/tmp}
+IPOIB_NAME=ipoib_ng
+_lib_ns=()
+
+# Timestamps are seconds since boot, the clock of the kernel's console lines.
+log() {
+	local up _
+	read -r up _ < /proc/uptime
+	printf '[%9s] %s\n' "$up" "$*"
+}
+
+# What the lead wants to see when a step fails.
+dump_state() {
+	local ns
+	set +e
+	trap - ERR
+	echo "--- state at failure ---"
+	ip -br link
+	ip -br addr
+	for ns in $(ip netns list | cut -d' ' -f1); do
+		echo "--- netns $ns ---"
+		ip -n "$ns" -d link
+		ip -n "$ns" addr
+		ip -n "$ns" neigh
+	done
+	rdma link show
+	lsmod | grep -E "^($IPOIB_NAME|ib_|rdma)" || true
+	echo "--- dmesg tail ---"
+	dmesg | tail -n 30
+}
+
+# In a subshell ($(...)) only the message: the caller's ERR trap dumps.
+fail() {
+	log "FAIL: $*"
+	((BASH_SUBSHELL > 0)) || dump_state
+	exit 1
+}
+
+_lib_on_err() {
+	local rc=$? cmd=$BASH_COMMAND
+	fail "${BASH_SOURCE[1]##*/}:${BASH_LINENO[0]}: '$cmd' exited $rc"
+}
+trap _lib_on_err ERR
+
+_lib_cleanup() {
+	local ns pids
+	set +e
+	trap - ERR
+	pids=$(jobs -p)
+	[[ -z $pids ]] || kill $pids 2> /dev/null
+	for ns in "${_lib_ns[@]}"; do
+		ip netns del "$ns" 2> /dev/null
+	done
+}
+trap _lib_cleanup EXIT
+
+# check CMD...: log the command, run it, fail with its exit code if it fails.
+check() {
+	log "\$ $*"
+	"$@" || fail "'$*' exited $?"
+}
+
+# check_fails CMD...: the command must fail.
+check_fails() {
+	log "\$ ! $*"
+	if "$@"; then
+		fail "'$*' succeeded but should have failed"
+	fi
+}
+
+# wait_for SECONDS WHAT CMD...: poll CMD (quietly) until it succeeds.
+wait_for() {
+	local secs=$1 what=$2 deadline
+	shift 2
+	deadline=$((SECONDS + secs))
+	until "$@" > /dev/null 2>&1; do
+		((SECONDS < deadline)) || fail "timed out after ${secs}s waiting for $what"
+		sleep 0.2
+	done
+}
+
+# Network namespaces. rxe keeps its UDP sockets in the initial namespace, so
+# only IPoIB interfaces move into these.
+ns_create() {
+	local ns
+	for ns in "$@"; do
+		check ip netns add "$ns"
+		_lib_ns+=("$ns")
+		check ip -n "$ns" link set lo up
+	done
+}
+
+ns_exec() {
+	local ns=$1
+	shift
+	ip netns exec "$ns" "$@"
+}
+
+# ns_move IF NS: move interface IF from the initial namespace into NS.
+ns_move() {
+	check ip link set dev "$1" netns "$2"
+}
+
+tcp_listening() {
+	ss -Hltn "sport = :$1" | grep -q .
+}
+
+rxe_active() {
+	grep -q ACTIVE "/sys/class/infiniband/$1/ports/1/state"
+}
+
+rxe_wait_active() {
+	local dev
+	for dev in "$@"; do
+		wait_for 30 "$dev port 1 ACTIVE" rxe_active "$dev"
+	done
+}
+
+_rxe_modules() {
+	# Without crc32_generic, Debian's 6.1 fails "failed to init crc32 algorithm".
+	check modprobe crc32_generic
+	check modprobe rdma_rxe
+	check modprobe veth
+}
+
+# setup_rxe_pair: rxe0 and rxe1 on the two ends of a veth pair, one VM.
+#
+#   rxe0 -- va <== veth, MTU 9000 ==> vb -- rxe1     (initial namespace)
+setup_rxe_pair() {
+	_rxe_modules
+	check ip link add va mtu 9000 type veth peer name vb mtu 9000
+	check ip link set va up
+	check ip link set vb up
+	check rdma link add rxe0 type rxe netdev va
+	check rdma link add rxe1 type rxe netdev vb
+	rxe_wait_active rxe0 rxe1
+	log "rxe0 (va) and rxe1 (vb) ACTIVE, active_mtu $(ibv_devinfo -d rxe0 | awk '/active_mtu/ {print $2}')"
+}
+
+# setup_rxe_bridge N: rxe0..rxe<N-1>, each on a veth v<i>a whose peer v<i>b is
+# a port of bridge br0; for tests with more than two members (multicast).
+# Snooping is off so br0 floods multicast to every port, querier or not.
+#
+#   rxe<i> -- v<i>a <== veth ==> v<i>b --+
+#                                        br0   (all MTU 9000, initial namespace)
+setup_rxe_bridge() {
+	local n=$1 i devs=()
+	_rxe_modules
+	check modprobe bridge
+	check ip link add br0 mtu 9000 type bridge mcast_snooping 0
+	check ip link set br0 up
+	for ((i = 0; i < n; i++)); do
+		check ip link add "v${i}a" mtu 9000 type veth peer name "v${i}b" mtu 9000
+		check ip link set "v${i}b" master br0
+		check ip link set "v${i}b" up
+		check ip link set "v${i}a" up
+		check rdma link add "rxe$i" type rxe netdev "v${i}a"
+		devs+=("rxe$i")
+	done
+	rxe_wait_active "${devs[@]}"
+	log "${devs[*]} ACTIVE on bridge br0"
+}
+
+# load_ipoib [PARAM=VALUE...]: load the dependencies named in the module's
+# modinfo, then insmod $VM_MODULE (passed to run.sh as --module).
+load_ipoib() {
+	local dep
+	[[ -n $VM_MODULE ]] || fail "no module to test: run tests/vm/run.sh with --module PATH/ipoib_ng.ko"
+	[[ -f $VM_MODULE ]] || fail "$VM_MODULE: no such file"
+	for dep in $(modinfo -F depends "$VM_MODULE" | tr ',' ' '); do
+		check modprobe "$dep"
+	done
+	check insmod "$VM_MODULE" "$@"
+}
+
+unload_ipoib() {
+	check rmmod "$IPOIB_NAME"
+	wait_for 30 "$IPOIB_NAME to unload" test ! -d "/sys/module/$IPOIB_NAME"
+}
+
+# ipoib_if_for DEV [PORT]: the ipoib_ng interface (initial namespace) bound to
+# IB device DEV, port PORT (default 1). The driver exposes the binding as
+# /sys/class/net/<if>/ibdev ("rxe0") and ibport ("1"). Without those files,
+# fall back to creation order: the k-th InfiniBand interface by ifindex
+# belongs to the k-th IB device by index.
+ipoib_if_for() {
+	local dev=$1 port=${2:-1} d k=0 idx=
+	for d in /sys/class/net/*; do
+		[[ -r $d/ibdev ]] || continue
+		if [[ $(< "$d/ibdev") == "$dev" && $(< "$d/ibport") == "$port" ]]; then
+			echo "${d##*/}"
+			return 0
+		fi
+	done
+	compgen -G '/sys/class/net/*/ibdev' > /dev/null && return 1
+	while read -r d; do
+		[[ $d == "$dev" ]] && idx=$k
+		k=$((k + 1))
+	done < <(rdma dev show | awk '{ sub(/:$/, "", $2); print $2 }')
+	[[ -n $idx ]] || return 1
+	for d in /sys/class/net/*; do
+		if [[ $(< "$d/type") == 32 ]]; then
+			echo "$(< "$d/ifindex") ${d##*/}"
+		fi
+	done | sort -n | awk -v k="$idx" 'NR == k + 1 { print $2; found = 1 } END { exit !found }'
+}
+
+# wait_ipoib_if DEV [PORT]: wait for the interface and print its name.
+wait_ipoib_if() {
+	wait_for 30 "an $IPOIB_NAME interface on $1 port ${2:-1}" ipoib_if_for "$@"
+	ipoib_if_for "$@"
+}
+
+# has_carrier NS IF
+has_carrier() {
+	ip -n "$1" -o link show dev "$2" | grep -q LOWER_UP
+}
+
+# ll_addr6 NS IF: the interface's IPv6 link-local address once DAD is done.
+ll_addr6() {
+	ip -n "$1" -6 -o addr show dev "$2" scope link |
+		awk '!/tentative/ { sub(/\/.*/, "", $4); print $4; found = 1 } END { exit !found }'
+}
+
+# IPoIB hardware address: 4 bytes of flags/QPN + 16 bytes of GID.
+IPOIB_LLADDR_RE='lladdr ([0-9a-f]{2}:){19}[0-9a-f]{2}( |$)'
+
+# check_neigh NS IF ADDR: NS has a neighbour entry for ADDR on IF with a
+# 20-byte IPoIB link-layer address.
+check_neigh() {
+	local line
+	line=$(ip -n "$1" neigh show "$3" dev "$2")
+	log "neighbour in $1: ${line:-(none)}"
+	[[ $line =~ $IPOIB_LLADDR_RE ]] ||
+		fail "no neighbour entry with a 20-byte lladdr for $3 on $2 in $1"
+}
+
+# check_ping NS ADDR [ping options]: 3 echo requests, every one answered.
+check_ping() {
+	local ns=$1 addr=$2 out
+	shift 2
+	log "\$ ip netns exec $ns ping -c 3 -i 0.3 -W 5 $* $addr"
+	if ! out=$(ns_exec "$ns" ping -c 3 -i 0.3 -W 5 "$@" "$addr" 2>&1); then
+		echo "$out"
+		fail "ping $addr from $ns failed"
+	fi
+	echo "$out"
+	grep -q ' 0% packet loss' <<< "$out" || fail "ping $addr from $ns lost packets"
+}
+
+# setup_ipoib_netns_pair: the topology of ping.sh and demo.sh. Sets IB1 and
+# IB2, the interfaces of rxe0 and rxe1, moved into n1 and n2, up, with
+# 10.1.0.1/24 fd00::1/64 and 10.1.0.2/24 fd00::2/64.
+setup_ipoib_netns_pair() {
+	setup_rxe_pair
+	load_ipoib "$@"
+	IB1=$(wait_ipoib_if rxe0)
+	IB2=$(wait_ipoib_if rxe1)
+	[[ $IB1 != "$IB2" ]] || fail "rxe0 and rxe1 map to the same interface $IB1"
+	log "rxe0 -> $IB1, rxe1 -> $IB2"
+	ns_create n1 n2
+	ns_move "$IB1" n1
+	ns_move "$IB2" n2
+	check ip -n n1 link set dev "$IB1" up
+	check ip -n n2 link set dev "$IB2" up
+	wait_for 30 "carrier on $IB1 in n1" has_carrier n1 "$IB1"
+	wait_for 30 "carrier on $IB2 in n2" has_carrier n2 "$IB2"
+	check ip -n n1 addr add 10.1.0.1/24 dev "$IB1"
+	check ip -n n2 addr add 10.1.0.2/24 dev "$IB2"
+	check ip -n n1 addr add fd00::1/64 dev "$IB1" nodad
+	check ip -n n2 addr add fd00::2/64 dev "$IB2" nodad
+}
+
+# kmemleak_scan: scan twice, print the report; fails if it is not empty.
+# guest.sh does this after every scenario; call it to check a step sooner.
+kmemleak_scan() {
+	local f=/sys/kernel/debug/kmemleak report
+	[[ -w $f ]] || return 0
+	echo scan > "$f"
+	sleep 5
+	echo scan > "$f"
+	report=$(< "$f")
+	[[ -z $report ]] && return 0
+	echo "$report"
+	fail "kmemleak reports suspected leaks"
+}

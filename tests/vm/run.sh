@@ -1,0 +1,239 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run VM scenarios: one qemu VM (TCG) per scenario, booting a kernel with a
+# busybox initramfs that chroots into the host root shared read-only over 9p.
+#
+# usage: tests/vm/run.sh [options] SCENARIO...
+#   --kernel PATH   bzImage to boot (default: newest /boot/vmlinuz-6.1.*)
+#   --modules DIR   its modules tree, the folder holding modules.dep
+#                   (default: /lib/modules/<version of the kernel>)
+#   --module PATH   ipoib_ng.ko to test, seen at the same path in the VM
+#   --timeout SEC   budget of each scenario inside the VM (default 300)
+#   --out DIR       results go to DIR/<scenario>/ (default build/vm)
+#   --mem SIZE      VM memory (default 2G)
+#   --smp N         VM CPUs (default 2)
+#   --append ARGS   extra kernel command line (e.g. kmemleak=on)
+#   --verbose       stream the VM console while it runs
+#
+# SCENARIO is the name of a script in tests/vm/scenarios/ (smoke, ping, ...).
+# Each scenario leaves in DIR/<scenario>/: console.log (the whole serial
+# console), <scenario>.log (the scenario's output), dmesg.txt, exitcode,
+# boot-time (uptime when /init started), and on trouble kmemleak.txt,
+# timeout, watchdog or init-error.
+#
+# A scenario FAILS when the VM produced no exit code (it did not boot, or
+# died), when the exit code is not 0, on a timeout, when kmemleak reports a
+# leak, or when a kernel message in the console or dmesg matches one of the
+# patterns in BAD below. Set VM_CONSOLE_IGNORE to an extended regex to
+# tolerate known-benign lines. Exits 0 only when every scenario passed.
+
+set -uo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$HERE/../.." && pwd)
+
+KERNEL=
+MODULES=
+MODULE=
+TIMEOUT=300
+OUTBASE=$REPO/build/vm
+MEM=2G
+SMP=2
+APPEND=
+VERBOSE=0
+# After the scenario: kmemleak scans (20-25 s each on a debug kernel), dmesg.
+GRACE=${VM_GRACE:-120}
+# Boot and power-off on top of the scenario budget before qemu is killed.
+BOOT_BUDGET=${VM_BOOT_BUDGET:-180}
+
+BAD='WARNING:|BUG:|Oops|general protection|KASAN|UBSAN|possible circular locking|lockdep|INFO: task .* blocked|kmemleak: .* new suspected memory leaks|Call Trace:|RCU stall|rcu_.*detected stall|soft lockup|hung_task|Kernel panic'
+
+usage() { sed -n '4,29p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+die() { echo "vm: $*" >&2; exit 2; }
+
+need_arg() { [[ $# -ge 2 && -n $2 ]] || die "$1 needs an argument"; }
+while [[ $# -gt 0 ]]; do
+	case $1 in
+	--kernel) need_arg "$@"; KERNEL=$2; shift 2 ;;
+	--modules) need_arg "$@"; MODULES=$2; shift 2 ;;
+	--module) need_arg "$@"; MODULE=$2; shift 2 ;;
+	--timeout) need_arg "$@"; TIMEOUT=$2; shift 2 ;;
+	--out) need_arg "$@"; OUTBASE=$2; shift 2 ;;
+	--mem) need_arg "$@"; MEM=$2; shift 2 ;;
+	--smp) need_arg "$@"; SMP=$2; shift 2 ;;
+	--append) need_arg "$@"; APPEND=$2; shift 2 ;;
+	-v|--verbose) VERBOSE=1; shift ;;
+	-h|--help) usage 0 ;;
+	--) shift; break ;;
+	-*) die "unknown option $1 (see --help)" ;;
+	*) break ;;
+	esac
+done
+[[ $# -ge 1 ]] || usage
+[[ $TIMEOUT =~ ^[0-9]+$ ]] || die "--timeout takes seconds"
+command -v qemu-system-x86_64 > /dev/null || die "qemu-system-x86_64 missing (apt-get install qemu-system-x86)"
+
+# Inside the VM the host's /tmp and /run are fresh tmpfs: paths there vanish.
+host_path() {
+	local p
+	p=$(readlink -f -- "$1") || die "$1: no such file"
+	[[ -e $p ]] || die "$1: no such file"
+	case $p in
+	/tmp|/tmp/*|/run|/run/*) die "$p is under /tmp or /run, which the VM does not share" ;;
+	esac
+	echo "$p"
+}
+
+# The version string of a bzImage: setup header field kernel_version (0x20e)
+# is an offset from 0x200 to "6.1.0-56-amd64 (debian-kernel@...) #1 ...".
+kernel_version() {
+	local magic off
+	magic=$(dd if="$1" bs=1 skip=514 count=4 2> /dev/null)
+	[[ $magic == HdrS ]] || return 1
+	off=$(od -An -tu2 -j526 -N2 "$1" | tr -d ' ')
+	[[ -n $off && $off -gt 0 ]] || return 1
+	dd if="$1" bs=1 skip=$((off + 512)) count=256 2> /dev/null |
+		tr '\0' '\n' | head -n1 | cut -d' ' -f1
+}
+
+# Single-quoted for sh, as vm.conf is sourced by busybox sh and bash.
+shq() { printf "'%s'" "${1//\'/\'\\\'\'}"; }
+
+if [[ -z $KERNEL ]]; then
+	KERNEL=$(find /boot -maxdepth 1 -name 'vmlinuz-6.1.*' 2> /dev/null | sort -V | tail -n1)
+	[[ -n $KERNEL ]] || die "no /boot/vmlinuz-6.1.* (apt-get install linux-image-amd64) and no --kernel"
+fi
+[[ -z $MODULE ]] || MODULE=$(host_path "$MODULE")
+[[ -z $MODULE || -f $MODULE ]] || die "--module $MODULE is not a file"
+REPO=$(host_path "$REPO")
+mkdir -p "$OUTBASE" || die "cannot create $OUTBASE"
+OUTBASE=$(readlink -f "$OUTBASE")
+
+# Everything that can go wrong before qemu runs still fails each scenario.
+setup_error=
+KVER=
+if [[ ! -r $KERNEL ]]; then
+	setup_error="kernel $KERNEL: not readable"
+elif ! KVER=$(kernel_version "$KERNEL") || [[ -z $KVER ]]; then
+	setup_error="kernel $KERNEL: not a bzImage (no version in its setup header)"
+fi
+MODULES_VM=
+if [[ -z $setup_error ]]; then
+	if [[ -n $MODULES ]]; then
+		MODULES=$(host_path "$MODULES")
+		# Inside the VM only /lib/modules/$KVER is searched: bind it there.
+		[[ $MODULES == "$(readlink -f "/lib/modules/$KVER")" ]] || MODULES_VM=$MODULES
+	else
+		MODULES=/lib/modules/$KVER
+	fi
+	if INITRD=$("$HERE/mkinitramfs.sh" --cache "$REPO/build/vm" "$KVER" "$MODULES" 2> "$OUTBASE/.mkinitramfs.err"); then
+		rm -f "$OUTBASE/.mkinitramfs.err"
+	else
+		setup_error="mkinitramfs failed: $(cat "$OUTBASE/.mkinitramfs.err")"
+	fi
+fi
+HOST_LIBMODULES=$(readlink -f /lib/modules 2> /dev/null || echo /lib/modules)
+[[ -z $MODULES_VM || -d $HOST_LIBMODULES ]] ||
+	die "the host has no /lib/modules for the VM to mount $MODULES over"
+
+# Prints why the run in $1 failed, one reason a line; nothing if it passed.
+verdict() {
+	local out=$1 qrc=$2 rc
+	if [[ ! -f $out/exitcode ]]; then
+		if [[ $qrc -eq 124 || $qrc -eq 137 ]]; then
+			echo "qemu killed after $((TIMEOUT + GRACE + BOOT_BUDGET))s without a result"
+		else
+			echo "no result file: the VM did not boot or died before the end (qemu exit $qrc)"
+		fi
+	else
+		rc=$(< "$out/exitcode")
+		[[ $rc == 0 ]] || echo "the scenario exited $rc"
+	fi
+	[[ ! -f $out/init-error ]] || cat "$out/init-error"
+	[[ ! -f $out/timeout ]] || echo "the scenario ran out of its ${TIMEOUT}s budget"
+	[[ ! -f $out/watchdog ]] || echo "the VM watchdog powered off after $(< "$out/watchdog")s"
+	[[ ! -s $out/kmemleak.txt ]] || echo "kmemleak reports leaks: $out/kmemleak.txt"
+	if [[ -n $(kernel_lines "$out") ]]; then
+		echo "kernel warnings in the console or dmesg:"
+	fi
+}
+
+# Kernel lines matching BAD; lines starting with "| " come from userspace.
+kernel_lines() {
+	local f lines
+	for f in "$1/console.log" "$1/dmesg.txt"; do
+		[[ -f $f ]] || continue
+		lines=$(grep -E -- "$BAD" "$f" | grep -v '^| ')
+		if [[ -n ${VM_CONSOLE_IGNORE:-} ]]; then
+			lines=$(grep -Ev -- "$VM_CONSOLE_IGNORE" <<< "$lines")
+		fi
+		[[ -z $lines ]] || sed "s|^|  ${f##*/}: |" <<< "$lines" | head -n 20
+	done
+}
+
+run_one() {
+	local name=$1 out=$OUTBASE/$1 start qrc reasons f
+	start=$(date +%s)
+	mkdir -p "$out"
+	for f in console.log exitcode boot-time timeout watchdog init-error \
+		kmemleak.txt dmesg.txt vm.conf "$name.log"; do
+		rm -f "$out/$f"
+	done
+	if [[ -n $setup_error ]]; then
+		echo "vm: $name: FAIL (0 s)"
+		echo "  $setup_error"
+		return 1
+	fi
+	if [[ ! -f $HERE/scenarios/$name.sh ]]; then
+		echo "vm: $name: FAIL (0 s)"
+		echo "  no scenario tests/vm/scenarios/$name.sh"
+		return 1
+	fi
+	{
+		echo "VM_SCENARIO=$(shq "$name")"
+		echo "VM_OUT=$(shq "$out")"
+		echo "VM_REPO=$(shq "$REPO")"
+		echo "VM_MODULE=$(shq "$MODULE")"
+		echo "VM_MODULES_DIR=$(shq "$MODULES_VM")"
+		echo "VM_HOST_LIBMODULES=$(shq "$HOST_LIBMODULES")"
+		echo "VM_TIMEOUT=$TIMEOUT"
+		echo "VM_GRACE=$GRACE"
+	} > "$out/vm.conf"
+
+	local qemu=(qemu-system-x86_64 -M q35 -accel tcg -cpu max
+		-smp "$SMP" -m "$MEM" -nographic -no-reboot -nic none
+		-kernel "$KERNEL" -initrd "$INITRD"
+		-append "console=ttyS0 panic=-1 rdinit=/init $APPEND"
+		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
+		-virtfs "local,path=$out,mount_tag=results,security_model=none")
+	echo "${qemu[*]}" > "$out/qemu.cmd"
+	if [[ $VERBOSE -eq 1 ]]; then
+		timeout -k 10 $((TIMEOUT + GRACE + BOOT_BUDGET)) "${qemu[@]}" < /dev/null 2>&1 |
+			sed -u 's/\r$//' | tee "$out/console.log"
+	else
+		timeout -k 10 $((TIMEOUT + GRACE + BOOT_BUDGET)) "${qemu[@]}" < /dev/null 2>&1 |
+			sed -u 's/\r$//' > "$out/console.log"
+	fi
+	qrc=${PIPESTATUS[0]}
+
+	reasons=$(verdict "$out" "$qrc")
+	if [[ -z $reasons ]]; then
+		echo "vm: $name: PASS ($(($(date +%s) - start)) s)"
+		[[ $VERBOSE -eq 0 ]] || echo "vm: $name: userspace at $(< "$out/boot-time")s"
+		return 0
+	fi
+	echo "vm: $name: FAIL ($(($(date +%s) - start)) s)"
+	sed 's/^/  /' <<< "$reasons"
+	kernel_lines "$out"
+	echo "  --- console tail ($out/console.log) ---"
+	tail -n 40 "$out/console.log" | sed 's/^/  /'
+	echo "  --- logs in $out ---"
+	return 1
+}
+
+status=0
+for s in "$@"; do
+	run_one "$s" || status=1
+done
+exit $status
