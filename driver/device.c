@@ -10,6 +10,7 @@
 #include <linux/if_arp.h>
 #include <linux/etherdevice.h>
 #include <rdma/ib_cache.h>
+#include <rdma/ib_addr.h>
 #include "ipoib_ng.h"
 
 /* ------------------------------------------------------------------ */
@@ -94,10 +95,17 @@ void ipn_dev_update_mtu(struct ipn_priv *priv, u32 ib_mtu_bytes)
 		dev_set_mtu(dev, info.effective);
 }
 
-static int ipn_port_ib_mtu(struct ipn_priv *priv)
+/*
+ * The port's active IB MTU in bytes. RoCE: derived from the Ethernet MTU
+ * as the RoCE drivers do (ib_query_port() would take rtnl on rxe, and our
+ * callers hold it). InfiniBand: the port attribute.
+ */
+static u32 ipn_port_ib_mtu(struct ipn_priv *priv)
 {
 	struct ib_port_attr attr;
 
+	if (priv->roce)
+		return ipc_ib_mtu_bytes(iboe_get_mtu(READ_ONCE(priv->roce_ndev->mtu))) ?: 1024;
 	if (ib_query_port(priv->ca, priv->port, &attr))
 		return 2048;
 	return ipc_ib_mtu_bytes(attr.active_mtu) ?: 2048;
@@ -106,10 +114,9 @@ static int ipn_port_ib_mtu(struct ipn_priv *priv)
 static int ipn_open(struct net_device *dev)
 {
 	struct ipn_priv *priv = netdev_priv(dev);
-	struct ib_port_attr pattr;
+	int active, pkey_ok;
 	u32 act;
 	int ret;
-	u16 idx;
 
 	mutex_lock(&priv->ctl_mutex);
 	ret = ipn_qp_up(priv);
@@ -129,12 +136,9 @@ static int ipn_open(struct net_device *dev)
 	act = ipc_link_open(&priv->link);
 	spin_unlock_bh(&priv->lock);
 	ipn_link_apply(priv, act);
-	if (!ib_query_port(priv->ca, priv->port, &pattr)) {
+	if (!ipn_port_state(priv, &active, &pkey_ok)) {
 		spin_lock_bh(&priv->lock);
-		act = ipc_link_port_state(&priv->link,
-					  pattr.state == IB_PORT_ACTIVE,
-					  !ib_find_pkey(priv->ca, priv->port,
-							priv->pkey, &idx));
+		act = ipc_link_port_state(&priv->link, active, pkey_ok);
 		spin_unlock_bh(&priv->lock);
 		ipn_link_apply(priv, act);
 	}

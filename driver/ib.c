@@ -362,17 +362,22 @@ void ipn_link_apply(struct ipn_priv *priv, u32 act)
 		ipn_dev_set_carrier(priv, true);
 }
 
-static int ipn_port_state(struct ipn_priv *priv, int *active, int *pkey_ok)
+/*
+ * Port state and P_Key presence from ib_core's cache: callers hold rtnl,
+ * and ib_query_port() takes it on RoCE drivers.
+ */
+int ipn_port_state(struct ipn_priv *priv, int *active, int *pkey_ok)
 {
-	struct ib_port_attr attr;
+	enum ib_port_state state;
 	u16 index;
 	int ret;
 
-	ret = ib_query_port(priv->ca, priv->port, &attr);
+	ret = ib_get_cached_port_state(priv->ca, priv->port, &state);
 	if (ret)
 		return ret;
-	*active = attr.state == IB_PORT_ACTIVE;
-	*pkey_ok = ib_find_pkey(priv->ca, priv->port, priv->pkey, &index) == 0;
+	*active = state == IB_PORT_ACTIVE;
+	*pkey_ok = ib_find_cached_pkey(priv->ca, priv->port, priv->pkey,
+				       &index) == 0;
 	return 0;
 }
 

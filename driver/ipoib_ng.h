@@ -263,6 +263,7 @@ void ipn_ctl_work(struct work_struct *work);
 void ipn_tick_work(struct work_struct *work);
 void ipn_flush_work(struct work_struct *work);
 void ipn_link_apply(struct ipn_priv *priv, u32 actions);
+int ipn_port_state(struct ipn_priv *priv, int *active, int *pkey_ok);
 struct ipn_ah *ipn_ah_create(struct ipn_priv *priv, struct rdma_ah_attr *attr);
 void ipn_ah_put(struct ipn_ah *ah);
 void ipn_ah_reap(struct ipn_priv *priv);

@@ -482,15 +482,28 @@ struct ipc_mc {
 	ipc_u8 joined;		/* join type currently held */
 	ipc_u8 pending;		/* join type outstanding */
 	ipc_u8 attempts;
-	ipc_u8 scope;		/* MGID scope nibble */
+	ipc_u8 scope;		/* IP group scope (see ipc_mc_init) */
 	ipc_u16 queued;
 	ipc_s32 last_status;
 	ipc_u32 pad;
 	ipc_u64 deadline_ms;
 	ipc_u64 last_tx_ms;
 };
-/* scope: the MGID's scope nibble (s10 "scope > link-local"). */
+/*
+ * scope: the scope of the IP multicast group (s10 "If the scope of the IP
+ * multicast group is beyond link-local"), from ipc_ipv4_mc_scope() or
+ * ipc_ipv6_mc_scope(). Not the MGID's scope nibble: s4 makes every MGID of
+ * a link carry the broadcast-GID's scope, so it says nothing about the
+ * group. Without the IP group at hand pass IPC_SCOPE_LINK (never routed).
+ */
 void ipc_mc_init(struct ipc_mc *m, ipc_u8 scope);
+/*
+ * Scope of an IP multicast group, as an IPv6 scope nibble (RFC 7346):
+ * IPv6: group[1] & 0xf. IPv4 (RFC 5771, RFC 2365): 224.0.0.0/24 link-local
+ * 0x2, 239.255.0.0/16 0x5, 239.192.0.0/14 0x8, anything else 0xe.
+ */
+ipc_u8 ipc_ipv4_mc_scope(const ipc_u8 group[4]);
+ipc_u8 ipc_ipv6_mc_scope(const ipc_u8 group[16]);
 /* The stack subscribed (FULL, or NON for s11 promiscuous emulation). */
 void ipc_mc_subscribe(struct ipc_mc *m, const struct ipc_mc_cfg *c, int type,
 		      ipc_u64 now, struct ipc_result *r);

@@ -85,9 +85,15 @@ u32 link_maybe_join(struct ipc_link *l)
 	return IPC_LINK_ACT_JOIN_BCAST;
 }
 
-/* Tear down what depended on the link being up. */
+/*
+ * Tear down what depended on the link being up. Nothing is joined or
+ * resolved before the broadcast join was asked for (joins and paths follow
+ * it), so there is nothing to leave then.
+ */
 u32 link_down(struct ipc_link *l)
 {
+	if (l->bcast_state == BCAST_NONE)
+		return 0;
 	l->bcast_state = BCAST_NONE;
 	return IPC_LINK_ACT_LEAVE_ALL;
 }

@@ -123,7 +123,10 @@ void mc_enqueue(McCall &k)
 	queue_hold(k.out, &k.m->queued, k.c->queue_max);
 }
 
-/* s10: with the group absent, off-link scopes go to the on-link routers. */
+/*
+ * s10: with the group absent, a group scoped beyond link-local goes to the
+ * on-link routers. m->scope is the IP group's scope (ipc_mc_init()).
+ */
 bool mc_to_routers(const McCall &k, int routers_joined)
 {
 	return routers_joined && k.m->scope > IPC_SCOPE_LINK;

@@ -20,6 +20,11 @@ constexpr size_t mgid_group = 6; /* 80-bit group ID */
 
 constexpr u8 mgid_tflag = 0x10;
 
+/* IPv6 multicast scopes (RFC 7346) used for IPv4 groups. */
+constexpr u8 ip_scope_site = 0x5;
+constexpr u8 ip_scope_org = 0x8;
+constexpr u8 ip_scope_global = 0xe;
+
 /* The first 6 bytes shared by every MGID of this link. */
 inline void mgid_prefix(const u8 *bcast_gid, u16 signature, u8 *mgid)
 {
@@ -88,6 +93,26 @@ extern "C" int ipc_mcast_addr_check(const ipc_u8 hw[20],
 	    !mem_equal(mgid + mgid_pkey, bcast_gid + mgid_pkey, 2))
 		return IPC_R_WRONG_LINK;
 	return IPC_R_OK;
+}
+
+/*
+ * IPv4 has no scope field: the administratively scoped blocks of RFC 2365
+ * and the RFC 5771 local network control block stand in for it.
+ */
+extern "C" ipc_u8 ipc_ipv4_mc_scope(const ipc_u8 group[4])
+{
+	if (group[0] == 224 && group[1] == 0 && group[2] == 0)
+		return IPC_SCOPE_LINK;
+	if (group[0] == 239 && group[1] == 255)
+		return ip_scope_site;
+	if (group[0] == 239 && (group[1] & 0xfc) == 192)
+		return ip_scope_org;
+	return ip_scope_global;
+}
+
+extern "C" ipc_u8 ipc_ipv6_mc_scope(const ipc_u8 group[16])
+{
+	return group[1] & 0xf;
 }
 
 /* s4 example: the all-routers group ID 2 (224.0.0.2). */
