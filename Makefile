@@ -13,8 +13,7 @@ export IPOIB_NG_VERSION
 BUILD := $(CURDIR)/build
 J ?= 2
 
-.PHONY: all module clean help setup check quick module-check style \
-	install dkms-install
+.PHONY: all module clean help setup check quick demo install
 
 all: module
 
@@ -41,5 +40,22 @@ clean:
 
 install: module
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
+
+# Every test. Order: cheapest first, so a broken core fails in minutes.
+check: setup
+	$(MAKE) core-check
+	$(MAKE) module-check
+	$(MAKE) dkms-check
+	$(MAKE) module
+	$(MAKE) vm-check
+	@echo "check: all passed"
+
+quick: setup
+	$(MAKE) core-test
+	$(MAKE) module-w1
+
+demo: setup
+	$(MAKE) module
+	$(MAKE) vm-demo
 
 include $(wildcard $(CURDIR)/mk/*.mk)

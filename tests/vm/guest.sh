@@ -13,11 +13,11 @@ set -u
 
 # shellcheck source=/dev/null
 . "$1"
-export VM_SCENARIO VM_OUT VM_REPO VM_MODULE VM_TIMEOUT
+export VM_SCENARIO VM_SCRIPT VM_OUT VM_REPO VM_MODULE VM_TIMEOUT
 
 say() { echo "| guest: $*"; }
 
-script=$VM_REPO/tests/vm/scenarios/$VM_SCENARIO.sh
+script=$VM_SCRIPT
 if [[ ! -f $script ]]; then
 	say "no scenario $script"
 	echo 2 > "$VM_OUT/exitcode"

@@ -19,6 +19,11 @@ mount -t devtmpfs devtmpfs /dev 2>/dev/null
 exec </dev/console >/dev/console 2>&1
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
+# What udev would add to /dev; bash's <(...) needs /dev/fd.
+ln -sf /proc/self/fd /dev/fd
+ln -sf /proc/self/fd/0 /dev/stdin
+ln -sf /proc/self/fd/1 /dev/stdout
+ln -sf /proc/self/fd/2 /dev/stderr
 ip link set lo up
 
 say() { echo "| init: $*"; }
@@ -45,9 +50,9 @@ die() {
 read -r up _ < /proc/uptime
 say "userspace at ${up}s, kernel $(uname -r)"
 
-for m in $(cat /modules/order); do
+while read -r m; do
 	insmod "/modules/$m" || die "insmod $m failed"
-done
+done < /modules/order
 
 # 9p over virtio: 512000 is the largest msize 9pnet_virtio accepts.
 mount_9p() {
@@ -70,7 +75,9 @@ mount_9p hostroot /host "ro,cache=loose" || die "cannot mount the host root"
 budget=$((VM_TIMEOUT + VM_GRACE))
 (
 	sleep "$budget"
-	say "watchdog: no result after ${budget}s, powering off"
+	say "watchdog: no result after ${budget}s; blocked tasks, then power off"
+	echo w > /proc/sysrq-trigger
+	sleep 2
 	echo "$budget" > /results/watchdog
 	halt_now
 ) &

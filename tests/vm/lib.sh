@@ -60,8 +60,8 @@ _lib_cleanup() {
 	local ns pids
 	set +e
 	trap - ERR
-	pids=$(jobs -p)
-	[[ -z $pids ]] || kill $pids 2> /dev/null
+	mapfile -t pids < <(jobs -p)
+	[[ ${#pids[@]} -eq 0 ]] || kill "${pids[@]}" 2> /dev/null
 	for ns in "${_lib_ns[@]}"; do
 		ip netns del "$ns" 2> /dev/null
 	done
@@ -264,10 +264,13 @@ check_ping() {
 
 # setup_ipoib_netns_pair: the topology of ping.sh and demo.sh. Sets IB1 and
 # IB2, the interfaces of rxe0 and rxe1, moved into n1 and n2, up, with
-# 10.1.0.1/24 fd00::1/64 and 10.1.0.2/24 fd00::2/64.
+# 10.1.0.1/24 fd00::1/64 and 10.1.0.2/24 fd00::2/64. Module parameters, if
+# any, come from IPOIB_PARAMS ("name=value ...").
 setup_ipoib_netns_pair() {
+	local params
+	read -r -a params <<< "${IPOIB_PARAMS:-}"
 	setup_rxe_pair
-	load_ipoib "$@"
+	load_ipoib "${params[@]}"
 	IB1=$(wait_ipoib_if rxe0)
 	IB2=$(wait_ipoib_if rxe1)
 	[[ $IB1 != "$IB2" ]] || fail "rxe0 and rxe1 map to the same interface $IB1"

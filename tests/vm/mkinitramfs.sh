@@ -26,7 +26,7 @@ die() { echo "mkinitramfs: $*" >&2; exit 1; }
 while [[ $# -gt 0 ]]; do
 	case $1 in
 	--cache) CACHE=$2; shift 2 ;;
-	-h|--help) sed -n '4,14p' "$0"; exit 0 ;;
+	-h|--help) awk 'NR > 3 && /^#/ { sub(/^# ?/, ""); print; next } NR > 3 { exit }' "$0"; exit 0 ;;
 	--) shift; break ;;
 	-*) die "unknown option $1" ;;
 	*) break ;;
@@ -119,7 +119,7 @@ mknod -m 600 "$stage/dev/console" c 5 1 2>/dev/null || true
 (cd "$stage" && find . -mindepth 1 | LC_ALL=C sort |
 	"$BUSYBOX" cpio -o -H newc 2>/dev/null) | gzip -9 > "$stage.cpio.gz"
 mv "$stage.cpio.gz" "$out"
-for old in "$CACHE/initramfs-$KVER-"*.cpio.gz; do
-	[[ $old == "$out" ]] || rm -f "$old"
-done
+# Stale images: old enough that no run still about to boot one needs it.
+find "$CACHE" -maxdepth 1 -name "initramfs-$KVER-*.cpio.gz" ! -name "${out##*/}" \
+	-mmin +60 -delete
 echo "$out"

@@ -15,8 +15,10 @@
 #   --smp N         VM CPUs (default 2)
 #   --append ARGS   extra kernel command line (e.g. kmemleak=on)
 #   --verbose       stream the VM console while it runs
+#   --log           print each scenario's own log after its summary line
 #
-# SCENARIO is the name of a script in tests/vm/scenarios/ (smoke, ping, ...).
+# SCENARIO is the name of a script in tests/vm/scenarios/ (smoke, ping, ...),
+# or the path of a script elsewhere (with a "/"; named after its file).
 # Each scenario leaves in DIR/<scenario>/: console.log (the whole serial
 # console), <scenario>.log (the scenario's output), dmesg.txt, exitcode,
 # boot-time (uptime when /init started), and on trouble kmemleak.txt,
@@ -42,14 +44,21 @@ MEM=2G
 SMP=2
 APPEND=
 VERBOSE=0
+SHOWLOG=0
 # After the scenario: kmemleak scans (20-25 s each on a debug kernel), dmesg.
 GRACE=${VM_GRACE:-120}
 # Boot and power-off on top of the scenario budget before qemu is killed.
 BOOT_BUDGET=${VM_BOOT_BUDGET:-180}
 
+# Serial console to text: CRLF and SeaBIOS's terminal escapes.
+CLEAN='s/\r$//; s/\x1b\[[0-9;?]*[a-zA-Z]//g; s/\x1bc//g'
+
 BAD='WARNING:|BUG:|Oops|general protection|KASAN|UBSAN|possible circular locking|lockdep|INFO: task .* blocked|kmemleak: .* new suspected memory leaks|Call Trace:|RCU stall|rcu_.*detected stall|soft lockup|hung_task|Kernel panic'
 
-usage() { sed -n '4,29p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+usage() {
+	awk 'NR > 3 && /^#/ { sub(/^# ?/, ""); print; next } NR > 3 { exit }' "$0"
+	exit "${1:-2}"
+}
 die() { echo "vm: $*" >&2; exit 2; }
 
 need_arg() { [[ $# -ge 2 && -n $2 ]] || die "$1 needs an argument"; }
@@ -64,6 +73,7 @@ while [[ $# -gt 0 ]]; do
 	--smp) need_arg "$@"; SMP=$2; shift 2 ;;
 	--append) need_arg "$@"; APPEND=$2; shift 2 ;;
 	-v|--verbose) VERBOSE=1; shift ;;
+	--log) SHOWLOG=1; shift ;;
 	-h|--help) usage 0 ;;
 	--) shift; break ;;
 	-*) die "unknown option $1 (see --help)" ;;
@@ -168,12 +178,15 @@ kernel_lines() {
 		if [[ -n ${VM_CONSOLE_IGNORE:-} ]]; then
 			lines=$(grep -Ev -- "$VM_CONSOLE_IGNORE" <<< "$lines")
 		fi
-		[[ -z $lines ]] || sed "s|^|  ${f##*/}: |" <<< "$lines" | head -n 20
+		[[ -z $lines ]] || printf '%s\n' "$lines" | sed "s|^|  ${f##*/}: |" | head -n 20
 	done
 }
 
 run_one() {
-	local name=$1 out=$OUTBASE/$1 start qrc reasons f
+	local name=${1##*/} script=$HERE/scenarios/$1.sh out start qrc reasons f
+	name=${name%.sh}
+	out=$OUTBASE/$name
+	[[ $1 != */* ]] || script=$(readlink -f -- "$1")
 	start=$(date +%s)
 	mkdir -p "$out"
 	for f in console.log exitcode boot-time timeout watchdog init-error \
@@ -185,13 +198,17 @@ run_one() {
 		echo "  $setup_error"
 		return 1
 	fi
-	if [[ ! -f $HERE/scenarios/$name.sh ]]; then
+	if [[ ! -f $script ]]; then
 		echo "vm: $name: FAIL (0 s)"
-		echo "  no scenario tests/vm/scenarios/$name.sh"
+		echo "  no scenario $script"
 		return 1
 	fi
+	case $script in
+	/tmp/*|/run/*) echo "vm: $name: FAIL (0 s)"; echo "  $script: /tmp and /run are not shared"; return 1 ;;
+	esac
 	{
 		echo "VM_SCENARIO=$(shq "$name")"
+		echo "VM_SCRIPT=$(shq "$script")"
 		echo "VM_OUT=$(shq "$out")"
 		echo "VM_REPO=$(shq "$REPO")"
 		echo "VM_MODULE=$(shq "$MODULE")"
@@ -207,24 +224,29 @@ run_one() {
 		-append "console=ttyS0 panic=-1 rdinit=/init $APPEND"
 		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
 		-virtfs "local,path=$out,mount_tag=results,security_model=none")
-	echo "${qemu[*]}" > "$out/qemu.cmd"
+	# To rerun by hand: sh DIR/<scenario>/qemu.cmd (vm.conf is kept).
+	printf '%q ' "${qemu[@]}" > "$out/qemu.cmd"
+	echo >> "$out/qemu.cmd"
 	if [[ $VERBOSE -eq 1 ]]; then
 		timeout -k 10 $((TIMEOUT + GRACE + BOOT_BUDGET)) "${qemu[@]}" < /dev/null 2>&1 |
-			sed -u 's/\r$//' | tee "$out/console.log"
+			sed -u "$CLEAN" | tee "$out/console.log"
 	else
 		timeout -k 10 $((TIMEOUT + GRACE + BOOT_BUDGET)) "${qemu[@]}" < /dev/null 2>&1 |
-			sed -u 's/\r$//' > "$out/console.log"
+			sed -u "$CLEAN" > "$out/console.log"
 	fi
 	qrc=${PIPESTATUS[0]}
 
 	reasons=$(verdict "$out" "$qrc")
+	if [[ $SHOWLOG -eq 1 && -f $out/$name.log ]]; then
+		cat "$out/$name.log"
+	fi
 	if [[ -z $reasons ]]; then
 		echo "vm: $name: PASS ($(($(date +%s) - start)) s)"
 		[[ $VERBOSE -eq 0 ]] || echo "vm: $name: userspace at $(< "$out/boot-time")s"
 		return 0
 	fi
 	echo "vm: $name: FAIL ($(($(date +%s) - start)) s)"
-	sed 's/^/  /' <<< "$reasons"
+	printf '%s\n' "$reasons" | sed 's/^/  /'
 	kernel_lines "$out"
 	echo "  --- console tail ($out/console.log) ---"
 	tail -n 40 "$out/console.log" | sed 's/^/  /'

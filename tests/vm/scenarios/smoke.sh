@@ -16,7 +16,7 @@
 #  |                                                                         |
 #  +-------------------------------------------------------------------------+
 
-# shellcheck source=tests/vm/lib.sh
+# shellcheck source=SCRIPTDIR/../lib.sh
 . "$(dirname "$0")/../lib.sh"
 
 setup_rxe_pair
@@ -26,7 +26,7 @@ check rdma link show
 ibv_devinfo -d rxe0 | grep -E 'hca_id|transport|state|active_mtu|link_layer'
 
 log "ibv_ud_pingpong: 200 round trips of 2048 bytes, rxe1 -> rxe0"
-ibv_ud_pingpong -d rxe0 -g 0 -n 200 > /tmp/ud-server.log 2>&1 &
+timeout 120 ibv_ud_pingpong -d rxe0 -g 0 -n 200 > /tmp/ud-server.log 2>&1 &
 server=$!
 wait_for 30 "ibv_ud_pingpong to listen" tcp_listening 18515
 check ibv_ud_pingpong -d rxe1 -g 0 -n 200 10.200.0.1 > /tmp/ud-client.log 2>&1
@@ -38,7 +38,7 @@ grep -q '200 iters in' /tmp/ud-server.log || fail "server did not complete 200 i
 
 # The raw-verbs ceiling the IPoIB benchmark compares against.
 log "ib_send_bw -c UD: 4096-byte messages, rxe1 -> rxe0"
-ib_send_bw -c UD -d rxe0 -x 0 -s 4096 -n 2000 -p 18516 -F > /tmp/bw-server.log 2>&1 &
+timeout 120 ib_send_bw -c UD -d rxe0 -x 0 -s 4096 -n 2000 -p 18516 -F > /tmp/bw-server.log 2>&1 &
 server=$!
 wait_for 30 "ib_send_bw to listen" tcp_listening 18516
 check timeout 120 ib_send_bw -c UD -d rxe1 -x 0 -s 4096 -n 2000 -p 18516 -F \

@@ -1,0 +1,46 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# VM tests over soft-RoCE (tests/vm/, see tests/vm/README). Included by the
+# top-level Makefile, which defines the `module` target.
+#
+#   make vm-smoke       the harness end to end, no module: raw UD verbs rxe1 -> rxe0
+#   make vm-check       the scenarios in VM_SCENARIOS against ./ipoib_ng.ko
+#   make vm-demo        IPoIB over soft-RoCE in a VM, narrated
+#   make vm-selftest    the harness fails when it should (fixtures in tests/vm/selftest/)
+#
+# VM_KERNEL    bzImage to boot (default: the newest /boot/vmlinuz-6.1.*)
+# VM_MODULES   its modules tree, when not /lib/modules/<its version> (a debug kernel)
+# VM_SCENARIOS names in tests/vm/scenarios/ (default: ping)
+# VM_TIMEOUT   seconds each scenario may take inside the VM
+# VM_FLAGS     more tests/vm/run.sh options (--verbose, --append kmemleak=on, ...)
+#
+# Results: build/vm/<scenario>/ (console.log, <scenario>.log, dmesg.txt).
+
+VM_KERNEL ?=
+VM_MODULES ?=
+VM_SCENARIOS ?= ping
+VM_TIMEOUT ?= 300
+VM_FLAGS ?=
+
+VM_RUN = $(CURDIR)/tests/vm/run.sh --out $(CURDIR)/build/vm \
+	$(if $(VM_KERNEL),--kernel $(VM_KERNEL)) \
+	$(if $(VM_MODULES),--modules $(VM_MODULES)) \
+	--timeout $(VM_TIMEOUT) $(VM_FLAGS)
+
+.PHONY: vm-smoke vm-check vm-demo vm-selftest
+
+vm-smoke:
+	$(VM_RUN) smoke
+
+vm-check: module
+	$(VM_RUN) --module $(CURDIR)/ipoib_ng.ko $(VM_SCENARIOS)
+
+vm-demo: module
+	$(VM_RUN) --log --module $(CURDIR)/ipoib_ng.ko demo
+
+# The harness itself: run.sh must fail on a failing scenario, a kernel
+# warning, a timeout, a VM that does not boot (about 2 minutes).
+vm-selftest:
+	$(CURDIR)/tests/vm/selftest.sh \
+		$(if $(VM_KERNEL),--kernel $(VM_KERNEL)) \
+		$(if $(VM_MODULES),--modules $(VM_MODULES))
