@@ -171,6 +171,26 @@ static int ipn_stop(struct net_device *dev)
 	return 0;
 }
 
+/*
+ * TX watchdog recovery: the send queue made no progress for
+ * watchdog_timeo. Restart the datapath (QP reset, rings re-posted, groups
+ * rejoined); the QPN, and so dev_addr, stays the same.
+ */
+void ipn_restart_work(struct work_struct *work)
+{
+	struct ipn_priv *priv = container_of(work, struct ipn_priv,
+					     restart_work);
+
+	rtnl_lock();
+	if (netif_running(priv->dev) && priv->up) {
+		netdev_warn(priv->dev, "restarting the datapath after a transmit timeout\n");
+		ipn_stop(priv->dev);
+		if (ipn_open(priv->dev))
+			dev_close(priv->dev);
+	}
+	rtnl_unlock();
+}
+
 static void ipn_set_rx_mode(struct net_device *dev)
 {
 	struct ipn_priv *priv = netdev_priv(dev);
@@ -387,6 +407,7 @@ struct ipn_priv *ipn_dev_create(struct ib_device *ca, u32 port, u16 pkey)
 	INIT_WORK(&priv->rx_mode_work, ipn_mcast_rx_mode_work);
 	INIT_WORK(&priv->flush_work, ipn_flush_work);
 	INIT_WORK(&priv->reap_work, ipn_ah_reap_work);
+	INIT_WORK(&priv->restart_work, ipn_restart_work);
 	INIT_DELAYED_WORK(&priv->tick, ipn_tick_work);
 	ipc_path_cfg_default(&priv->path_cfg);
 	ipc_mc_cfg_default(&priv->mc_cfg);

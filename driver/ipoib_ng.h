@@ -44,6 +44,7 @@ struct ipn_stats {
 	u64 multicast;
 	u64 drop[IPC_R_COUNT];
 	u64 path_queries, path_failures, mc_joins, mc_leaves, mc_failures;
+	u64 tx_timeouts;
 	struct u64_stats_sync syncp;
 };
 
@@ -208,6 +209,7 @@ struct ipn_priv {
 	struct work_struct flush_work;
 	struct delayed_work tick;	/* earliest core deadline */
 	struct work_struct reap_work;
+	struct work_struct restart_work;	/* TX watchdog recovery */
 	struct ib_event_handler event_handler;
 	unsigned long events_pending;	/* bit per enum ipc_event */
 	bool up;			/* QP in RTS, rings live */
@@ -249,6 +251,7 @@ void ipn_dev_destroy(struct ipn_priv *priv);
 void ipn_dev_set_carrier(struct ipn_priv *priv, bool on);
 void ipn_dev_update_mtu(struct ipn_priv *priv, u32 ib_mtu_bytes);
 extern const struct header_ops ipn_header_ops;
+void ipn_restart_work(struct work_struct *work);
 
 /* ib.c */
 int ipn_ib_init(void);

@@ -293,5 +293,6 @@ void ipn_tx_timeout(struct net_device *dev, unsigned int txqueue)
 
 	netdev_warn(dev, "transmit timeout: %u sends in flight\n",
 		    priv->tx_head - READ_ONCE(priv->tx_tail));
-	napi_schedule(&priv->tx_napi);
+	ipn_inc(priv, tx_timeouts);
+	queue_work(priv->wq, &priv->restart_work);
 }

@@ -40,8 +40,8 @@ enum arp_opcode : u16 {
 
 constexpr bool arp_op_known(u16 op)
 {
-	return (op >= ARP_REQUEST && op <= RARP_REPLY) ||
-	       op == INARP_REQUEST || op == INARP_REPLY;
+	return (op >= ARP_REQUEST && op <= RARP_REPLY) || op == INARP_REQUEST ||
+	       op == INARP_REPLY;
 }
 
 /* s9.3: type, length 3 (units of 8 octets), 2 zero pad, 20-byte address. */

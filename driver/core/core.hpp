@@ -129,7 +129,8 @@ public:
 	}
 
 private:
-	constexpr explicit Status(int e) : err_(e)
+	constexpr explicit Status(int e)
+		: err_(e)
 	{
 	}
 	int err_;
@@ -138,10 +139,14 @@ private:
 /* A value or a Status; the value is meaningful only when is_ok(). */
 template <typename T> class [[nodiscard]] Result {
 public:
-	constexpr Result(T v) : val_(v), st_(Status::ok()) // NOLINT
+	constexpr Result(T v)
+		: val_(v)
+		, st_(Status::ok()) // NOLINT
 	{
 	}
-	constexpr Result(Status s) : val_(), st_(s) // NOLINT
+	constexpr Result(Status s)
+		: val_()
+		, st_(s) // NOLINT
 	{
 	}
 	constexpr bool is_ok() const
@@ -163,17 +168,18 @@ private:
 };
 
 /* Propagate a failed Status out of the calling function. */
-#define IPC_TRY(expr)                      \
-	do {                               \
+#define IPC_TRY(expr)                        \
+	do {                                 \
 		::ipc::Status st__ = (expr); \
-		if (!st__.is_ok())          \
-			return st__;        \
+		if (!st__.is_ok())           \
+			return st__;         \
 	} while (0)
 
 /* A packet/payload verdict: IPC_R_OK or why it is rejected. */
 class [[nodiscard]] Verdict {
 public:
-	constexpr Verdict(ipc_reason r) : r_(r) // NOLINT
+	constexpr Verdict(ipc_reason r)
+		: r_(r) // NOLINT
 	{
 	}
 	constexpr bool is_ok() const
@@ -223,8 +229,8 @@ inline bool addr_is_unicast_endpoint(const u8 *a)
 {
 	u32 qpn = addr_qpn(a);
 
-	return qpn != 0 && qpn != IPC_QPN_MCAST &&
-	       !gid_is_mcast(addr_gid(a)) && !gid_is_zero(addr_gid(a));
+	return qpn != 0 && qpn != IPC_QPN_MCAST && !gid_is_mcast(addr_gid(a)) &&
+	       !gid_is_zero(addr_gid(a));
 }
 
 /* ---- randomness --------------------------------------------------- */
@@ -279,7 +285,8 @@ public:
 	}
 
 private:
-	explicit Out(struct ipc_result *r) : r_(r)
+	explicit Out(struct ipc_result *r)
+		: r_(r)
 	{
 	}
 	struct ipc_result *r_;
@@ -340,7 +347,7 @@ template <size_t N>
 constexpr const char *name_of(const char *const (&table)[N], int i)
 {
 	return i >= 0 && static_cast<size_t>(i) < N && table[i] ? table[i] :
-								    "unknown";
+								  "unknown";
 }
 
 } // namespace

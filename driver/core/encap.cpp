@@ -13,8 +13,8 @@ namespace
 /* s6 Table 1: the types this link carries. */
 constexpr bool ethertype_known(u16 t)
 {
-	return t == IPC_ETH_P_IP || t == IPC_ETH_P_ARP ||
-	       t == IPC_ETH_P_RARP || t == IPC_ETH_P_IPV6;
+	return t == IPC_ETH_P_IP || t == IPC_ETH_P_ARP || t == IPC_ETH_P_RARP ||
+	       t == IPC_ETH_P_IPV6;
 }
 
 Verdict hdr_parse(const u8 *buf, u32 len, u16 *ethertype)
@@ -86,8 +86,7 @@ extern "C" void ipc_hdr_build(ipc_u16 ethertype, ipc_u8 hdr[4])
 	hdr[3] = 0;
 }
 
-extern "C" int ipc_hdr_parse(const ipc_u8 *buf, ipc_u32 len,
-			     ipc_u16 *ethertype)
+extern "C" int ipc_hdr_parse(const ipc_u8 *buf, ipc_u32 len, ipc_u16 *ethertype)
 {
 	return hdr_parse(buf, len, ethertype).to_int();
 }

@@ -38,7 +38,7 @@ enum bcast_state : u8 {
 };
 
 constexpr const char *const event_names[] = {
-	"port_active", "port_err",   "lid_change",	  "pkey_change",
+	"port_active", "port_err",  "lid_change",	 "pkey_change",
 	"gid_change",  "sm_change", "client_reregister",
 };
 static_assert(sizeof(event_names) / sizeof(event_names[0]) == IPC_EV_COUNT,

@@ -151,8 +151,8 @@ ipc_mc_state mc_join_failed(McCall &k, int status)
 	queue_purge(k.out, &k.m->queued, IPC_R_NO_ROUTE);
 	if (k.m->attempts <= 1)
 		k.out.act(IPC_ACT_LOG, IPC_R_NO_ROUTE);
-	k.m->deadline_ms = after(
-		k.now, ipc_backoff_ms(&k.c->backoff, k.m->attempts, k.rng));
+	k.m->deadline_ms = after(k.now, ipc_backoff_ms(&k.c->backoff,
+						       k.m->attempts, k.rng));
 	return IPC_MC_BACKOFF;
 }
 
@@ -453,9 +453,8 @@ extern "C" void ipc_mc_subscribe(struct ipc_mc *m, const struct ipc_mc_cfg *c,
 }
 
 /* A type other than FULL or NON changes nothing. */
-extern "C" void ipc_mc_unsubscribe(struct ipc_mc *m,
-				   const struct ipc_mc_cfg *c, int type,
-				   ipc_u64 now, struct ipc_result *r)
+extern "C" void ipc_mc_unsubscribe(struct ipc_mc *m, const struct ipc_mc_cfg *c,
+				   int type, ipc_u64 now, struct ipc_result *r)
 {
 	McCall k = mc_call(m, c, now, nullptr, r);
 
@@ -467,8 +466,7 @@ extern "C" void ipc_mc_unsubscribe(struct ipc_mc *m,
 }
 
 extern "C" void ipc_mc_tx(struct ipc_mc *m, const struct ipc_mc_cfg *c,
-			  ipc_u64 now, int routers_joined,
-			  struct ipc_result *r)
+			  ipc_u64 now, int routers_joined, struct ipc_result *r)
 {
 	McCall k = mc_call(m, c, now, nullptr, r);
 

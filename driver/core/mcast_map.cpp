@@ -30,8 +30,8 @@ inline void mgid_prefix(const u8 *bcast_gid, u16 signature, u8 *mgid)
 {
 	mem_zero(mgid, IPC_GID_LEN);
 	mgid[0] = 0xff;
-	mgid[mgid_flags_scope] =
-		static_cast<u8>(mgid_tflag | (bcast_gid[mgid_flags_scope] & 0xf));
+	mgid[mgid_flags_scope] = static_cast<u8>(
+		mgid_tflag | (bcast_gid[mgid_flags_scope] & 0xf));
 	store_be16(mgid + mgid_signature, signature);
 	mgid[mgid_pkey] = bcast_gid[mgid_pkey];
 	mgid[mgid_pkey + 1] = bcast_gid[mgid_pkey + 1];

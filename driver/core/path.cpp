@@ -138,8 +138,8 @@ ipc_path_state path_query_failed(PathCall &k, int status)
 	k.p->last_status = status;
 	if (!path_retrying(k))
 		path_purge(k, IPC_R_NO_ROUTE);
-	k.p->deadline_ms =
-		after(k.now, ipc_backoff_ms(&k.c->backoff, k.p->attempts, k.rng));
+	k.p->deadline_ms = after(k.now, ipc_backoff_ms(&k.c->backoff,
+						       k.p->attempts, k.rng));
 	return IPC_PATH_FAILED;
 }
 
@@ -348,18 +348,17 @@ extern "C" void ipc_path_query_done(struct ipc_path *p,
 	path_commit(k, path_on_query_done(k, path_state(p), status));
 }
 
-extern "C" void ipc_path_timer(struct ipc_path *p,
-			       const struct ipc_path_cfg *c, ipc_u64 now,
-			       struct ipc_rng *rng, struct ipc_result *r)
+extern "C" void ipc_path_timer(struct ipc_path *p, const struct ipc_path_cfg *c,
+			       ipc_u64 now, struct ipc_rng *rng,
+			       struct ipc_result *r)
 {
 	PathCall k = path_call(p, c, now, rng, r);
 
 	path_commit(k, path_on_timer(k, path_state(p)));
 }
 
-extern "C" void ipc_path_flush(struct ipc_path *p,
-			       const struct ipc_path_cfg *c, ipc_u64 now,
-			       struct ipc_result *r)
+extern "C" void ipc_path_flush(struct ipc_path *p, const struct ipc_path_cfg *c,
+			       ipc_u64 now, struct ipc_result *r)
 {
 	PathCall k = path_call(p, c, now, nullptr, r);
 

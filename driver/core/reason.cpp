@@ -11,25 +11,25 @@ namespace
 
 /* In enum ipc_reason order, which is ABI for the shim's counters. */
 constexpr const char *const reason_names[] = {
-	"ok",
-	"truncated",
-	"bad_type",
-	"loopback",
-	"bad_hwtype",
-	"bad_proto",
-	"bad_hlen",
-	"bad_plen",
-	"bad_op",
-	"bad_opt_type",
-	"bad_opt_len",
-	"bad_pad",
-	"bad_addr",
-	"no_route",
-	"queue_full",
-	"not_joined",
-	"wrong_link",
-	"too_big",
-	"link_down",
+	"ok", /* IPC_R_OK */
+	"truncated", /* IPC_R_TRUNCATED */
+	"bad_type", /* IPC_R_BAD_TYPE */
+	"loopback", /* IPC_R_LOOPBACK */
+	"bad_hwtype", /* IPC_R_BAD_HWTYPE */
+	"bad_proto", /* IPC_R_BAD_PROTO */
+	"bad_hlen", /* IPC_R_BAD_HLEN */
+	"bad_plen", /* IPC_R_BAD_PLEN */
+	"bad_op", /* IPC_R_BAD_OP */
+	"bad_opt_type", /* IPC_R_BAD_OPT_TYPE */
+	"bad_opt_len", /* IPC_R_BAD_OPT_LEN */
+	"bad_pad", /* IPC_R_BAD_PAD */
+	"bad_addr", /* IPC_R_BAD_ADDR */
+	"no_route", /* IPC_R_NO_ROUTE */
+	"queue_full", /* IPC_R_QUEUE_FULL */
+	"not_joined", /* IPC_R_NOT_JOINED */
+	"wrong_link", /* IPC_R_WRONG_LINK */
+	"too_big", /* IPC_R_TOO_BIG */
+	"link_down", /* IPC_R_LINK_DOWN */
 };
 static_assert(sizeof(reason_names) / sizeof(reason_names[0]) == IPC_R_COUNT,
 	      "a reason without a name");
