@@ -398,6 +398,7 @@ struct ipn_priv *ipn_dev_create(struct ib_device *ca, u32 port, u16 pkey)
 	spin_lock_init(&priv->lock);
 	spin_lock_init(&priv->reap_lock);
 	mutex_init(&priv->ctl_mutex);
+	init_waitqueue_head(&priv->sa_wait);
 	hash_init(priv->paths);
 	INIT_LIST_HEAD(&priv->mcasts);
 	INIT_LIST_HEAD(&priv->path_work);

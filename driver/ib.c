@@ -76,12 +76,19 @@ static void ipn_remove_one(struct ib_device *ca, void *client_data)
 
 int ipn_ib_init(void)
 {
-	return ib_register_client(&ipn_client);
+	int ret;
+
+	ib_sa_register_client(&ipn_sa_client);
+	ret = ib_register_client(&ipn_client);
+	if (ret)
+		ib_sa_unregister_client(&ipn_sa_client);
+	return ret;
 }
 
 void ipn_ib_exit(void)
 {
 	ib_unregister_client(&ipn_client);
+	ib_sa_unregister_client(&ipn_sa_client);
 }
 
 /* ------------------------------------------------------------------ */

@@ -91,6 +91,7 @@ struct ipn_backend_ops {
 
 extern const struct ipn_backend_ops ipn_roce_ops;
 extern const struct ipn_backend_ops ipn_ib_ops;
+extern struct ib_sa_client ipn_sa_client;
 
 /* Per destination GID; protected by priv->lock. */
 struct ipn_path {
@@ -108,6 +109,7 @@ struct ipn_path {
 	struct ib_sa_query *sa_query;
 	int sa_query_id;
 	int query_status;
+	bool sa_busy;			/* IB: a query callback may still run */
 	struct rdma_dev_addr *dev_addr;	/* RoCE: rdma_resolve_ip */
 };
 
@@ -218,6 +220,9 @@ struct ipn_priv {
 	struct list_head ah_reap;
 
 	struct net_device *roce_ndev;	/* RoCE: the Ethernet netdev (held) */
+	struct ib_sa_mcmember_rec bcast_rec;	/* IB: the broadcast group's */
+	bool bcast_rec_valid;
+	wait_queue_head_t sa_wait;	/* IB: query callbacks finished */
 
 	struct ipn_stats __percpu *stats;
 	u32 hash_seed;

@@ -86,8 +86,10 @@ static void ipn_roce_resolved(int status, struct sockaddr *src,
 	rdma_put_gid_attr(addr->sgid_attr);
 	addr->sgid_attr = NULL;
 	spin_lock_bh(&priv->lock);
-	path->query_status = status;
-	ipn_path_queue_ops(priv, path, IPN_OP_DONE);
+	if (!path->dead) {
+		path->query_status = status;
+		ipn_path_queue_ops(priv, path, IPN_OP_DONE);
+	}
 	spin_unlock_bh(&priv->lock);
 }
 

@@ -1,51 +1,192 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * sa.c - backend for InfiniBand ports: joins and path queries through
- * the subnet administrator.
+ * the subnet administrator (RFC 4391 s5, s9.1.2, s10).
  *
- * Not implemented yet: every operation fails with -EOPNOTSUPP, so an
- * InfiniBand port gets an interface whose carrier stays off, and one
- * warning says why. Tracked in the issue "Kernel module ipoib_ng.ko".
+ * SA callbacks run in ib_core's context: they record their result under
+ * priv->lock and queue IPN_OP_DONE for the control work, unless the entry
+ * is already dead. Cancelling waits until no callback can run any more,
+ * so entries are freed only afterwards.
  */
+#include <linux/slab.h>
+#include <linux/rtnetlink.h>
 #include "ipoib_ng.h"
 
-static int ipn_ib_unsupported(struct ipn_priv *priv)
+#define IPN_SA_TIMEOUT_MS 1000
+
+struct ib_sa_client ipn_sa_client;
+
+static void ipn_ib_path_done(int status, struct sa_path_rec *resp,
+			     int num_prs, void *ctx)
 {
-	netdev_warn_once(priv->dev, "InfiniBand SA joins and path queries are not implemented yet\n");
-	return -EOPNOTSUPP;
+	struct ipn_path *path = ctx;
+	struct ipn_priv *priv = path->priv;
+
+	if (!status && resp)
+		status = ib_init_ah_attr_from_path(priv->ca, priv->port, resp,
+						   &path->attr, NULL);
+	else if (!status)
+		status = -ENODATA;
+	spin_lock_bh(&priv->lock);
+	path->sa_query = NULL;
+	if (!path->dead && status != -EINTR) {
+		path->query_status = status;
+		ipn_path_queue_ops(priv, path, IPN_OP_DONE);
+	}
+	path->sa_busy = false;
+	spin_unlock_bh(&priv->lock);
+	wake_up_all(&priv->sa_wait);	/* priv outlives every path */
 }
 
+static int ipn_ib_path_query(struct ipn_priv *priv, struct ipn_path *path)
+{
+	struct sa_path_rec rec = {};
+	int id;
+
+	rec.rec_type = SA_PATH_REC_TYPE_IB;
+	memcpy(rec.dgid.raw, path->gid, IPC_GID_LEN);
+	memcpy(rec.sgid.raw, priv->ifid.gid, IPC_GID_LEN);
+	rec.numb_path = 1;
+	rec.pkey = cpu_to_be16(priv->pkey);
+	spin_lock_bh(&priv->lock);
+	path->sa_busy = true;
+	spin_unlock_bh(&priv->lock);
+	id = ib_sa_path_rec_get(&ipn_sa_client, priv->ca, priv->port, &rec,
+				IB_SA_PATH_REC_DGID | IB_SA_PATH_REC_SGID |
+				IB_SA_PATH_REC_NUMB_PATH | IB_SA_PATH_REC_PKEY,
+				IPN_SA_TIMEOUT_MS, GFP_KERNEL, ipn_ib_path_done,
+				path, &path->sa_query);
+	if (id < 0) {
+		spin_lock_bh(&priv->lock);
+		path->sa_busy = false;
+		spin_unlock_bh(&priv->lock);
+		return id;
+	}
+	path->sa_query_id = id;
+	return 1;
+}
+
+static void ipn_ib_path_cancel(struct ipn_priv *priv, struct ipn_path *path)
+{
+	spin_lock_bh(&priv->lock);
+	if (path->sa_query)
+		ib_sa_cancel_query(path->sa_query_id, path->sa_query);
+	spin_unlock_bh(&priv->lock);
+	wait_event(priv->sa_wait, !READ_ONCE(path->sa_busy));
+}
+
+static int ipn_ib_join_done(int status, struct ib_sa_multicast *m)
+{
+	struct ipn_mcast *mc = m->context;
+	struct ipn_priv *priv = mc->priv;
+
+	spin_lock_bh(&priv->lock);
+	if (!status)
+		mc->rec = m->rec;
+	if (!mc->dead) {
+		mc->join_status = status;
+		ipn_mcast_queue_ops(priv, mc, IPN_OP_DONE);
+	}
+	spin_unlock_bh(&priv->lock);
+	return 0;	/* the membership is freed by ipn_ib_leave() */
+}
+
+/*
+ * Every group but the broadcast one takes the broadcast group's
+ * parameters (RFC 4391 s10: same P_Key, Q_Key, SL, MTU, HopLimit), so a
+ * FullMember join can create it.
+ */
 static int ipn_ib_join(struct ipn_priv *priv, struct ipn_mcast *mc, int type)
 {
-	return ipn_ib_unsupported(priv);
+	ib_sa_comp_mask mask = IB_SA_MCMEMBER_REC_MGID |
+			       IB_SA_MCMEMBER_REC_PORT_GID |
+			       IB_SA_MCMEMBER_REC_PKEY |
+			       IB_SA_MCMEMBER_REC_JOIN_STATE;
+	struct ib_sa_mcmember_rec rec = {};
+	struct ib_sa_multicast *m;
+
+	if (mc->sa_mc) {
+		ib_sa_free_multicast(mc->sa_mc);
+		mc->sa_mc = NULL;
+	}
+	memcpy(rec.mgid.raw, mc->mgid, IPC_GID_LEN);
+	memcpy(rec.port_gid.raw, priv->ifid.gid, IPC_GID_LEN);
+	rec.pkey = cpu_to_be16(priv->pkey);
+	rec.join_state = type;
+	if (!mc->is_bcast) {
+		if (!priv->bcast_rec_valid)
+			return -EAGAIN;
+		rec.qkey = priv->bcast_rec.qkey;
+		rec.mtu_selector = IB_SA_EQ;
+		rec.mtu = priv->bcast_rec.mtu;
+		rec.traffic_class = priv->bcast_rec.traffic_class;
+		rec.sl = priv->bcast_rec.sl;
+		rec.flow_label = priv->bcast_rec.flow_label;
+		rec.hop_limit = priv->bcast_rec.hop_limit;
+		rec.rate_selector = IB_SA_EQ;
+		rec.rate = priv->bcast_rec.rate;
+		mask |= IB_SA_MCMEMBER_REC_QKEY | IB_SA_MCMEMBER_REC_MTU_SELECTOR |
+			IB_SA_MCMEMBER_REC_MTU | IB_SA_MCMEMBER_REC_TRAFFIC_CLASS |
+			IB_SA_MCMEMBER_REC_SL | IB_SA_MCMEMBER_REC_FLOW_LABEL |
+			IB_SA_MCMEMBER_REC_HOP_LIMIT |
+			IB_SA_MCMEMBER_REC_RATE_SELECTOR |
+			IB_SA_MCMEMBER_REC_RATE;
+	}
+	m = ib_sa_join_multicast(&ipn_sa_client, priv->ca, priv->port, &rec,
+				 mask, GFP_KERNEL, ipn_ib_join_done, mc);
+	if (IS_ERR(m))
+		return PTR_ERR(m);
+	mc->sa_mc = m;
+	return 0;
 }
 
+/* Blocks until the join callback cannot run any more. */
 static void ipn_ib_leave(struct ipn_priv *priv, struct ipn_mcast *mc)
 {
+	if (!mc->sa_mc)
+		return;
+	ib_sa_free_multicast(mc->sa_mc);
+	mc->sa_mc = NULL;
 }
 
 static int ipn_ib_mc_ah_attr(struct ipn_priv *priv, struct ipn_mcast *mc,
 			     struct rdma_ah_attr *attr)
 {
-	return ipn_ib_unsupported(priv);
+	return ib_init_ah_from_mcmember(priv->ca, priv->port, &mc->rec, NULL,
+					IB_GID_TYPE_IB, attr);
 }
 
+/*
+ * Attach the QP. For the broadcast group also adopt its Q_Key and MTU
+ * (RFC 4391 s5, s9.1.2 b). Control context, rtnl held.
+ */
 static int ipn_ib_attach(struct ipn_priv *priv, struct ipn_mcast *mc)
 {
-	return ipn_ib_unsupported(priv);
+	int ret;
+
+	if (mc->is_bcast) {
+		struct ib_qp_attr attr = {
+			.qkey = be32_to_cpu(mc->rec.qkey),
+		};
+
+		ret = ib_modify_qp(priv->qp, &attr, IB_QP_QKEY);
+		if (ret)
+			return ret;
+		priv->qkey = attr.qkey;
+		priv->bcast_rec = mc->rec;
+		priv->bcast_rec_valid = true;
+		ASSERT_RTNL();
+		ipn_dev_update_mtu(priv, ipc_ib_mtu_bytes(mc->rec.mtu));
+	}
+	return ib_attach_mcast(priv->qp, &mc->rec.mgid,
+			       be16_to_cpu(mc->rec.mlid));
 }
 
 static void ipn_ib_detach(struct ipn_priv *priv, struct ipn_mcast *mc)
 {
-}
-
-static int ipn_ib_path_query(struct ipn_priv *priv, struct ipn_path *path)
-{
-	return ipn_ib_unsupported(priv);
-}
-
-static void ipn_ib_path_cancel(struct ipn_priv *priv, struct ipn_path *path)
-{
+	ib_detach_mcast(priv->qp, &mc->rec.mgid, be16_to_cpu(mc->rec.mlid));
+	if (mc->is_bcast)
+		priv->bcast_rec_valid = false;
 }
 
 const struct ipn_backend_ops ipn_ib_ops = {

@@ -98,14 +98,21 @@ void put_hw_addr(u8 *out, const u8 *a)
 	mem_copy(out + 1, a + 1, IPC_ADDR_LEN - 1);
 }
 
-Status arp_build(u16 op, const u8 *sha, const u8 *sip, const u8 *tha,
-		 const u8 *tip, u8 *out, u32 len)
+Status arp_build_check(u16 op, const u8 *sha, const u8 *sip, const u8 *tip,
+		       const u8 *out, u32 len)
 {
 	if ((op != ARP_REQUEST && op != ARP_REPLY) || !sha || !sip || !tip ||
 	    !addr_is_unicast_endpoint(sha))
 		return Status::err(IPC_EINVAL);
 	if (!out || len < IPC_ARP_LEN)
 		return Status::err(IPC_ERANGE);
+	return Status::ok();
+}
+
+Status arp_build(u16 op, const u8 *sha, const u8 *sip, const u8 *tha,
+		 const u8 *tip, u8 *out, u32 len)
+{
+	IPC_TRY(arp_build_check(op, sha, sip, tip, out, len));
 	store_be16(out + arp_hwtype, IPC_ARP_HWTYPE);
 	store_be16(out + arp_proto, IPC_ETH_P_IP);
 	out[arp_hlen] = IPC_ADDR_LEN;

@@ -334,6 +334,41 @@ inline void count_attempt(u8 *attempts)
 		(*attempts)++;
 }
 
+/*
+ * One call into a state machine: its object (the shim's memory), the
+ * config, the time, the generator (NULL where the event draws nothing) and
+ * the result being built. Obj has u8 state and u64 deadline_ms.
+ */
+template <typename Obj, typename Cfg> struct Call {
+	Obj *obj;
+	const Cfg *c;
+	u64 now;
+	struct ipc_rng *rng;
+	Out out;
+
+	Call(Obj *o, const Cfg *cfg, u64 t, struct ipc_rng *g,
+	     struct ipc_result *r)
+		: obj(o)
+		, c(cfg)
+		, now(t)
+		, rng(g)
+		, out(Out::begin(r))
+	{
+	}
+	/* The state byte as the enum; out of range is corrupt memory, which
+	 * the handlers answer with FREE. */
+	template <typename State> State state() const
+	{
+		return static_cast<State>(obj->state);
+	}
+	/* Enter next and report the deadline the object now has. */
+	template <typename State> void commit(State next)
+	{
+		obj->state = static_cast<u8>(next);
+		out.deadline(obj->deadline_ms);
+	}
+};
+
 /* now + ms, saturating below IPC_NO_DEADLINE. */
 constexpr u64 after(u64 now, u64 ms)
 {

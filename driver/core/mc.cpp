@@ -50,14 +50,7 @@ static_assert(sizeof(mc_state_names) / sizeof(mc_state_names[0]) ==
 		      IPC_MC_STATE_COUNT,
 	      "a multicast state without a name");
 
-/* One call into the machine. */
-struct McCall {
-	struct ipc_mc *m;
-	const struct ipc_mc_cfg *c;
-	u64 now;
-	struct ipc_rng *rng;
-	Out out;
-};
+using McCall = Call<struct ipc_mc, struct ipc_mc_cfg>;
 
 void mc_reset(struct ipc_mc *m, u8 scope)
 {
@@ -90,37 +83,37 @@ constexpr bool mc_attached(u8 joined)
 ipc_mc_state mc_free(McCall &k)
 {
 	k.out.act(IPC_ACT_FREE);
-	mc_reset(k.m, k.m->scope);
+	mc_reset(k.obj, k.obj->scope);
 	return IPC_MC_IDLE;
 }
 
 /* Give up the membership held (JOINED only). */
 void mc_drop_membership(McCall &k)
 {
-	if (mc_attached(k.m->joined))
+	if (mc_attached(k.obj->joined))
 		k.out.act(IPC_ACT_DETACH);
 	k.out.act(IPC_ACT_LEAVE);
-	k.m->joined = IPC_JOIN_NONE;
+	k.obj->joined = IPC_JOIN_NONE;
 }
 
 ipc_mc_state mc_join(McCall &k, u8 type)
 {
 	k.out.join(type);
-	k.m->pending = type;
-	count_attempt(&k.m->attempts);
-	k.m->deadline_ms = after(k.now, k.c->join_timeout_ms);
+	k.obj->pending = type;
+	count_attempt(&k.obj->attempts);
+	k.obj->deadline_ms = after(k.now, k.c->join_timeout_ms);
 	return IPC_MC_JOINING;
 }
 
 ipc_mc_state mc_join_fresh(McCall &k, u8 type)
 {
-	k.m->attempts = 0;
+	k.obj->attempts = 0;
 	return mc_join(k, type);
 }
 
 void mc_enqueue(McCall &k)
 {
-	queue_hold(k.out, &k.m->queued, k.c->queue_max);
+	queue_hold(k.out, &k.obj->queued, k.c->queue_max);
 }
 
 /*
@@ -129,14 +122,14 @@ void mc_enqueue(McCall &k)
  */
 bool mc_to_routers(const McCall &k, int routers_joined)
 {
-	return routers_joined && k.m->scope > IPC_SCOPE_LINK;
+	return routers_joined && k.obj->scope > IPC_SCOPE_LINK;
 }
 
 u64 mc_joined_deadline(const McCall &k)
 {
-	if (k.m->joined != IPC_JOIN_SENDONLY)
+	if (k.obj->joined != IPC_JOIN_SENDONLY)
 		return IPC_NO_DEADLINE;
-	return after(k.m->last_tx_ms, k.c->sendonly_idle_ms);
+	return after(k.obj->last_tx_ms, k.c->sendonly_idle_ms);
 }
 
 /*
@@ -146,41 +139,41 @@ u64 mc_joined_deadline(const McCall &k)
  */
 ipc_mc_state mc_join_failed(McCall &k, int status)
 {
-	k.m->last_status = status;
-	k.m->pending = IPC_JOIN_NONE;
-	queue_purge(k.out, &k.m->queued, IPC_R_NO_ROUTE);
-	if (k.m->attempts <= 1)
+	k.obj->last_status = status;
+	k.obj->pending = IPC_JOIN_NONE;
+	queue_purge(k.out, &k.obj->queued, IPC_R_NO_ROUTE);
+	if (k.obj->attempts <= 1)
 		k.out.act(IPC_ACT_LOG, IPC_R_NO_ROUTE);
-	k.m->deadline_ms = after(k.now, ipc_backoff_ms(&k.c->backoff,
-						       k.m->attempts, k.rng));
+	k.obj->deadline_ms = after(
+		k.now, ipc_backoff_ms(&k.c->backoff, k.obj->attempts, k.rng));
 	return IPC_MC_BACKOFF;
 }
 
 ipc_mc_state mc_joined(McCall &k)
 {
-	k.m->joined = k.m->pending;
-	k.m->pending = IPC_JOIN_NONE;
-	u8 want = mc_desired(k.m);
-	if (want != k.m->joined) {
+	k.obj->joined = k.obj->pending;
+	k.obj->pending = IPC_JOIN_NONE;
+	u8 want = mc_desired(k.obj);
+	if (want != k.obj->joined) {
 		/* The stack changed its mind during the join: swap it. */
 		k.out.act(IPC_ACT_LEAVE);
-		k.m->joined = IPC_JOIN_NONE;
+		k.obj->joined = IPC_JOIN_NONE;
 		return mc_join_fresh(k, want);
 	}
-	k.m->attempts = 0;
-	if (mc_attached(k.m->joined))
+	k.obj->attempts = 0;
+	if (mc_attached(k.obj->joined))
 		k.out.act(IPC_ACT_ATTACH);
-	queue_release(k.out, &k.m->queued, IPC_ACT_FLUSH_QUEUE);
-	k.m->deadline_ms = mc_joined_deadline(k);
+	queue_release(k.out, &k.obj->queued, IPC_ACT_FLUSH_QUEUE);
+	k.obj->deadline_ms = mc_joined_deadline(k);
 	return IPC_MC_JOINED;
 }
 
 /* JOINED but holding the wrong type (or none wanted): converge. */
 ipc_mc_state mc_reconcile(McCall &k)
 {
-	u8 want = mc_desired(k.m);
+	u8 want = mc_desired(k.obj);
 
-	if (want == k.m->joined)
+	if (want == k.obj->joined)
 		return IPC_MC_JOINED;
 	mc_drop_membership(k);
 	if (want == IPC_JOIN_NONE)
@@ -202,11 +195,12 @@ void mc_route_or_drop(McCall &k, int routers_joined)
 ipc_mc_state mc_on_subscribe(McCall &k, ipc_mc_state s, u8 type)
 {
 	/* A full or non member may send: the implicit send-only want goes. */
-	k.m->want = static_cast<u8>((k.m->want | type) & ~IPC_JOIN_SENDONLY);
+	k.obj->want =
+		static_cast<u8>((k.obj->want | type) & ~IPC_JOIN_SENDONLY);
 	switch (s) {
 	case IPC_MC_IDLE:
 	case IPC_MC_MISSING: /* a FULL join creates the group */
-		return mc_join_fresh(k, mc_desired(k.m));
+		return mc_join_fresh(k, mc_desired(k.obj));
 	case IPC_MC_JOINING: /* join_done converges on the new want */
 	case IPC_MC_BACKOFF: /* the retry joins the new want: keep the pace */
 		return s;
@@ -221,15 +215,15 @@ ipc_mc_state mc_on_subscribe(McCall &k, ipc_mc_state s, u8 type)
 
 ipc_mc_state mc_on_unsubscribe(McCall &k, ipc_mc_state s, u8 type)
 {
-	k.m->want = static_cast<u8>(k.m->want & ~type);
-	bool none = mc_desired(k.m) == IPC_JOIN_NONE;
+	k.obj->want = static_cast<u8>(k.obj->want & ~type);
+	bool none = mc_desired(k.obj) == IPC_JOIN_NONE;
 	switch (s) {
 	case IPC_MC_IDLE:
 		return mc_free(k);
 	case IPC_MC_JOINING:
 		if (!none)
 			return s;
-		queue_purge(k.out, &k.m->queued, IPC_R_NOT_JOINED);
+		queue_purge(k.out, &k.obj->queued, IPC_R_NOT_JOINED);
 		return IPC_MC_LEAVING;
 	case IPC_MC_JOINED:
 		return mc_reconcile(k);
@@ -237,7 +231,7 @@ ipc_mc_state mc_on_unsubscribe(McCall &k, ipc_mc_state s, u8 type)
 	case IPC_MC_MISSING:
 		if (!none)
 			return s;
-		queue_purge(k.out, &k.m->queued, IPC_R_NOT_JOINED);
+		queue_purge(k.out, &k.obj->queued, IPC_R_NOT_JOINED);
 		return mc_free(k);
 	case IPC_MC_LEAVING:
 		return s;
@@ -250,17 +244,17 @@ ipc_mc_state mc_on_unsubscribe(McCall &k, ipc_mc_state s, u8 type)
  * FullMember => send the packet, else ... do a SendOnlyNonMember join". */
 ipc_mc_state mc_on_tx(McCall &k, ipc_mc_state s, int routers_joined)
 {
-	k.m->last_tx_ms = k.now;
+	k.obj->last_tx_ms = k.now;
 	switch (s) {
 	case IPC_MC_MISSING:
-		if (k.now < k.m->deadline_ms) {
+		if (k.now < k.obj->deadline_ms) {
 			mc_route_or_drop(k, routers_joined);
 			return s;
 		}
 		/* The cached absence expired: ask again, as from IDLE. */
 		[[fallthrough]];
 	case IPC_MC_IDLE:
-		k.m->want |= IPC_JOIN_SENDONLY;
+		k.obj->want |= IPC_JOIN_SENDONLY;
 		mc_enqueue(k);
 		return mc_join_fresh(k, IPC_JOIN_SENDONLY);
 	case IPC_MC_JOINING:
@@ -283,22 +277,24 @@ ipc_mc_state mc_on_join_done(McCall &k, ipc_mc_state s, int status,
 {
 	switch (s) {
 	case IPC_MC_JOINING:
-		k.m->last_status = status;
+		k.obj->last_status = status;
 		if (!status)
 			return mc_joined(k);
-		if (status != -IPC_ENOENT || k.m->pending != IPC_JOIN_SENDONLY)
+		if (status != -IPC_ENOENT ||
+		    k.obj->pending != IPC_JOIN_SENDONLY)
 			return mc_join_failed(k, status);
 		/* s10: no such group; cache that for missing_ttl_ms. */
-		k.m->pending = IPC_JOIN_NONE;
-		k.m->attempts = 0;
+		k.obj->pending = IPC_JOIN_NONE;
+		k.obj->attempts = 0;
 		if (mc_to_routers(k, routers_joined))
-			queue_release(k.out, &k.m->queued, IPC_ACT_TO_ROUTERS);
+			queue_release(k.out, &k.obj->queued,
+				      IPC_ACT_TO_ROUTERS);
 		else
-			queue_purge(k.out, &k.m->queued, IPC_R_NOT_JOINED);
-		k.m->deadline_ms = after(k.now, k.c->missing_ttl_ms);
+			queue_purge(k.out, &k.obj->queued, IPC_R_NOT_JOINED);
+		k.obj->deadline_ms = after(k.now, k.c->missing_ttl_ms);
 		return IPC_MC_MISSING;
 	case IPC_MC_LEAVING:
-		k.m->last_status = status;
+		k.obj->last_status = status;
 		if (!status) /* joined, never attached: only the leave */
 			k.out.act(IPC_ACT_LEAVE);
 		return mc_free(k);
@@ -319,29 +315,29 @@ ipc_mc_state mc_on_timer(McCall &k, ipc_mc_state s)
 	case IPC_MC_IDLE: /* arms no deadline: a spurious call */
 		return s;
 	case IPC_MC_JOINING:
-		if (k.now < k.m->deadline_ms)
+		if (k.now < k.obj->deadline_ms)
 			return s;
 		k.out.act(IPC_ACT_LEAVE); /* cancels the join */
 		return mc_join_failed(k, -IPC_ETIMEDOUT);
 	case IPC_MC_JOINED:
-		if (k.m->joined != IPC_JOIN_SENDONLY)
+		if (k.obj->joined != IPC_JOIN_SENDONLY)
 			return s;
 		if (k.now < mc_joined_deadline(k)) {
-			k.m->deadline_ms = mc_joined_deadline(k);
+			k.obj->deadline_ms = mc_joined_deadline(k);
 			return s;
 		}
 		mc_drop_membership(k);
 		return mc_free(k);
 	case IPC_MC_BACKOFF:
-		if (k.now < k.m->deadline_ms)
+		if (k.now < k.obj->deadline_ms)
 			return s;
-		return mc_join(k, mc_desired(k.m));
+		return mc_join(k, mc_desired(k.obj));
 	case IPC_MC_MISSING: /* the cache expired: a later tx starts over */
-		if (k.now < k.m->deadline_ms)
+		if (k.now < k.obj->deadline_ms)
 			return s;
 		return mc_free(k);
 	case IPC_MC_LEAVING:
-		if (k.now < k.m->deadline_ms)
+		if (k.now < k.obj->deadline_ms)
 			return s;
 		k.out.act(IPC_ACT_LEAVE);
 		return mc_free(k);
@@ -367,11 +363,11 @@ ipc_mc_state mc_on_flush(McCall &k, ipc_mc_state s, u32 spread_ms)
 		return s;
 	case IPC_MC_JOINING:
 		k.out.act(IPC_ACT_LEAVE);
-		k.m->pending = IPC_JOIN_NONE;
+		k.obj->pending = IPC_JOIN_NONE;
 		break;
 	case IPC_MC_JOINED:
 		mc_drop_membership(k);
-		if (mc_desired(k.m) == IPC_JOIN_SENDONLY)
+		if (mc_desired(k.obj) == IPC_JOIN_SENDONLY)
 			return mc_free(k);
 		break;
 	case IPC_MC_BACKOFF:
@@ -384,8 +380,8 @@ ipc_mc_state mc_on_flush(McCall &k, ipc_mc_state s, u32 spread_ms)
 	default:
 		return mc_free(k);
 	}
-	k.m->attempts = 0;
-	k.m->deadline_ms = after(k.now, delay);
+	k.obj->attempts = 0;
+	k.obj->deadline_ms = after(k.now, delay);
 	return IPC_MC_BACKOFF;
 }
 
@@ -396,26 +392,18 @@ void mc_on_destroy(McCall &k, ipc_mc_state s)
 		mc_drop_membership(k);
 	else if (s == IPC_MC_JOINING || s == IPC_MC_LEAVING)
 		k.out.act(IPC_ACT_LEAVE);
-	queue_purge(k.out, &k.m->queued, IPC_R_LINK_DOWN);
+	queue_purge(k.out, &k.obj->queued, IPC_R_LINK_DOWN);
 	mc_free(k);
 }
 
-McCall mc_call(struct ipc_mc *m, const struct ipc_mc_cfg *c, u64 now,
-	       struct ipc_rng *rng, struct ipc_result *r)
+/* subscribe and unsubscribe: a type other than FULL or NON changes nothing. */
+void mc_subscription(McCall &k, int type,
+		     ipc_mc_state (*handler)(McCall &, ipc_mc_state, u8))
 {
-	return McCall{ m, c, now, rng, Out::begin(r) };
-}
+	ipc_mc_state s = k.state<ipc_mc_state>();
 
-/* An out-of-range state is corrupt memory: the handlers answer FREE. */
-ipc_mc_state mc_state(const struct ipc_mc *m)
-{
-	return static_cast<ipc_mc_state>(m->state);
-}
-
-void mc_commit(McCall &k, ipc_mc_state next)
-{
-	k.m->state = static_cast<u8>(next);
-	k.out.deadline(k.m->deadline_ms);
+	k.commit(mc_subscribable(type) ? handler(k, s, static_cast<u8>(type)) :
+					 s);
 }
 
 } // namespace
@@ -439,72 +427,63 @@ extern "C" void ipc_mc_init(struct ipc_mc *m, ipc_u8 scope)
 	mc_reset(m, scope);
 }
 
-/* A type other than FULL or NON changes nothing. */
 extern "C" void ipc_mc_subscribe(struct ipc_mc *m, const struct ipc_mc_cfg *c,
 				 int type, ipc_u64 now, struct ipc_result *r)
 {
-	McCall k = mc_call(m, c, now, nullptr, r);
+	McCall k(m, c, now, nullptr, r);
 
-	if (mc_subscribable(type))
-		mc_commit(k, mc_on_subscribe(k, mc_state(m),
-					     static_cast<u8>(type)));
-	else
-		mc_commit(k, mc_state(m));
+	mc_subscription(k, type, mc_on_subscribe);
 }
 
-/* A type other than FULL or NON changes nothing. */
 extern "C" void ipc_mc_unsubscribe(struct ipc_mc *m, const struct ipc_mc_cfg *c,
 				   int type, ipc_u64 now, struct ipc_result *r)
 {
-	McCall k = mc_call(m, c, now, nullptr, r);
+	McCall k(m, c, now, nullptr, r);
 
-	if (mc_subscribable(type))
-		mc_commit(k, mc_on_unsubscribe(k, mc_state(m),
-					       static_cast<u8>(type)));
-	else
-		mc_commit(k, mc_state(m));
+	mc_subscription(k, type, mc_on_unsubscribe);
 }
 
 extern "C" void ipc_mc_tx(struct ipc_mc *m, const struct ipc_mc_cfg *c,
 			  ipc_u64 now, int routers_joined, struct ipc_result *r)
 {
-	McCall k = mc_call(m, c, now, nullptr, r);
+	McCall k(m, c, now, nullptr, r);
 
-	mc_commit(k, mc_on_tx(k, mc_state(m), routers_joined));
+	k.commit(mc_on_tx(k, k.state<ipc_mc_state>(), routers_joined));
 }
 
 extern "C" void ipc_mc_join_done(struct ipc_mc *m, const struct ipc_mc_cfg *c,
 				 ipc_u64 now, int status, int routers_joined,
 				 struct ipc_rng *rng, struct ipc_result *r)
 {
-	McCall k = mc_call(m, c, now, rng, r);
+	McCall k(m, c, now, rng, r);
 
-	mc_commit(k, mc_on_join_done(k, mc_state(m), status, routers_joined));
+	k.commit(mc_on_join_done(k, k.state<ipc_mc_state>(), status,
+				 routers_joined));
 }
 
 extern "C" void ipc_mc_timer(struct ipc_mc *m, const struct ipc_mc_cfg *c,
 			     ipc_u64 now, struct ipc_rng *rng,
 			     struct ipc_result *r)
 {
-	McCall k = mc_call(m, c, now, rng, r);
+	McCall k(m, c, now, rng, r);
 
-	mc_commit(k, mc_on_timer(k, mc_state(m)));
+	k.commit(mc_on_timer(k, k.state<ipc_mc_state>()));
 }
 
 extern "C" void ipc_mc_flush(struct ipc_mc *m, const struct ipc_mc_cfg *c,
 			     ipc_u64 now, ipc_u32 spread_ms,
 			     struct ipc_rng *rng, struct ipc_result *r)
 {
-	McCall k = mc_call(m, c, now, rng, r);
+	McCall k(m, c, now, rng, r);
 
-	mc_commit(k, mc_on_flush(k, mc_state(m), spread_ms));
+	k.commit(mc_on_flush(k, k.state<ipc_mc_state>(), spread_ms));
 }
 
 extern "C" void ipc_mc_destroy(struct ipc_mc *m, struct ipc_result *r)
 {
-	McCall k = mc_call(m, nullptr, 0, nullptr, r);
+	McCall k(m, nullptr, 0, nullptr, r);
 
-	mc_on_destroy(k, mc_state(m));
+	mc_on_destroy(k, k.state<ipc_mc_state>());
 }
 
 extern "C" const char *ipc_mc_state_name(int state)

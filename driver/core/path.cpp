@@ -44,14 +44,7 @@ static_assert(sizeof(path_state_names) / sizeof(path_state_names[0]) ==
 		      IPC_PATH_STATE_COUNT,
 	      "a path state without a name");
 
-/* One call into the machine. */
-struct PathCall {
-	struct ipc_path *p;
-	const struct ipc_path_cfg *c;
-	u64 now;
-	struct ipc_rng *rng;
-	Out out;
-};
+using PathCall = Call<struct ipc_path, struct ipc_path_cfg>;
 
 void path_reset(struct ipc_path *p)
 {
@@ -68,63 +61,63 @@ u32 path_max_attempts(const struct ipc_path_cfg *c)
 /* FAILED with queries left: the queue waits for the next one. */
 bool path_retrying(const PathCall &k)
 {
-	return k.p->attempts < path_max_attempts(k.c);
+	return k.obj->attempts < path_max_attempts(k.c);
 }
 
 u64 path_idle_at(const PathCall &k)
 {
-	return after(k.p->last_used_ms, k.c->idle_ms);
+	return after(k.obj->last_used_ms, k.c->idle_ms);
 }
 
 bool path_idle(const PathCall &k)
 {
-	return k.p->queued == 0 && k.now >= path_idle_at(k);
+	return k.obj->queued == 0 && k.now >= path_idle_at(k);
 }
 
 u64 path_valid_deadline(const PathCall &k)
 {
-	return min_of(after(k.p->valid_since_ms, k.c->revalidate_ms),
+	return min_of(after(k.obj->valid_since_ms, k.c->revalidate_ms),
 		      path_idle_at(k));
 }
 
 ipc_path_state path_free(PathCall &k)
 {
 	k.out.act(IPC_ACT_FREE);
-	path_reset(k.p);
+	path_reset(k.obj);
 	return IPC_PATH_UNKNOWN;
 }
 
 void path_start_query(PathCall &k)
 {
 	k.out.act(IPC_ACT_START_QUERY);
-	count_attempt(&k.p->attempts);
-	k.p->deadline_ms = after(k.now, k.c->query_timeout_ms);
+	count_attempt(&k.obj->attempts);
+	k.obj->deadline_ms = after(k.now, k.c->query_timeout_ms);
 }
 
 void path_enqueue(PathCall &k)
 {
-	queue_hold(k.out, &k.p->queued, k.c->queue_max);
+	queue_hold(k.out, &k.obj->queued, k.c->queue_max);
 }
 
 void path_purge(PathCall &k, ipc_reason why)
 {
-	queue_purge(k.out, &k.p->queued, why);
+	queue_purge(k.out, &k.obj->queued, why);
 }
 
 /* A fresh resolution: the attempt count starts over. */
 ipc_path_state path_resolve(PathCall &k)
 {
-	k.p->attempts = 0;
+	k.obj->attempts = 0;
 	path_start_query(k);
 	return IPC_PATH_RESOLVING;
 }
 
 ipc_path_state path_valid(PathCall &k)
 {
-	queue_release(k.out, &k.p->queued, IPC_ACT_FLUSH_QUEUE);
-	k.p->attempts = 0;
-	k.p->valid_since_ms = k.now;
-	k.p->deadline_ms = path_valid_deadline(k);
+	queue_release(k.out, &k.obj->queued, IPC_ACT_FLUSH_QUEUE);
+	k.obj->attempts = 0;
+	k.obj->valid_since_ms = k.now;
+	k.obj->deadline_ms = path_valid_deadline(k);
 	return IPC_PATH_VALID;
 }
 
@@ -135,11 +128,11 @@ ipc_path_state path_valid(PathCall &k)
  */
 ipc_path_state path_query_failed(PathCall &k, int status)
 {
-	k.p->last_status = status;
+	k.obj->last_status = status;
 	if (!path_retrying(k))
 		path_purge(k, IPC_R_NO_ROUTE);
-	k.p->deadline_ms = after(k.now, ipc_backoff_ms(&k.c->backoff,
-						       k.p->attempts, k.rng));
+	k.obj->deadline_ms = after(
+		k.now, ipc_backoff_ms(&k.c->backoff, k.obj->attempts, k.rng));
 	return IPC_PATH_FAILED;
 }
 
@@ -147,7 +140,7 @@ ipc_path_state path_query_failed(PathCall &k, int status)
 
 ipc_path_state path_on_tx(PathCall &k, ipc_path_state s)
 {
-	k.p->last_used_ms = k.now;
+	k.obj->last_used_ms = k.now;
 	switch (s) {
 	case IPC_PATH_UNKNOWN:
 		path_enqueue(k);
@@ -164,7 +157,7 @@ ipc_path_state path_on_tx(PathCall &k, ipc_path_state s)
 			path_enqueue(k);
 			return s;
 		}
-		if (k.now < k.p->deadline_ms) {
+		if (k.now < k.obj->deadline_ms) {
 			k.out.act(IPC_ACT_DROP, IPC_R_NO_ROUTE);
 			return s;
 		}
@@ -180,10 +173,10 @@ ipc_path_state path_on_query_done(PathCall &k, ipc_path_state s, int status)
 {
 	switch (s) {
 	case IPC_PATH_RESOLVING:
-		k.p->last_status = status;
+		k.obj->last_status = status;
 		return status ? path_query_failed(k, status) : path_valid(k);
 	case IPC_PATH_STALE:
-		k.p->last_status = status;
+		k.obj->last_status = status;
 		if (!status)
 			return path_valid(k);
 		/* The SA could not confirm the path: the handle is suspect. */
@@ -205,10 +198,10 @@ ipc_path_state path_on_timer(PathCall &k, ipc_path_state s)
 	case IPC_PATH_UNKNOWN:
 		if (path_idle(k))
 			return path_free(k);
-		k.p->deadline_ms = path_idle_at(k);
+		k.obj->deadline_ms = path_idle_at(k);
 		return s;
 	case IPC_PATH_RESOLVING:
-		if (k.now < k.p->deadline_ms)
+		if (k.now < k.obj->deadline_ms)
 			return s;
 		k.out.act(IPC_ACT_CANCEL_QUERY);
 		return path_query_failed(k, -IPC_ETIMEDOUT);
@@ -218,28 +211,28 @@ ipc_path_state path_on_timer(PathCall &k, ipc_path_state s)
 			return path_free(k);
 		}
 		/* s9.4: revalidate cached link information periodically. */
-		if (k.now >= after(k.p->valid_since_ms, k.c->revalidate_ms)) {
+		if (k.now >= after(k.obj->valid_since_ms, k.c->revalidate_ms)) {
 			path_resolve(k);
 			return IPC_PATH_STALE;
 		}
-		k.p->deadline_ms = path_valid_deadline(k);
+		k.obj->deadline_ms = path_valid_deadline(k);
 		return s;
 	case IPC_PATH_STALE:
-		if (k.now < k.p->deadline_ms)
+		if (k.now < k.obj->deadline_ms)
 			return s;
 		k.out.act(IPC_ACT_CANCEL_QUERY | IPC_ACT_RELEASE_AH);
 		return path_query_failed(k, -IPC_ETIMEDOUT);
 	case IPC_PATH_FAILED:
-		if (k.now < k.p->deadline_ms)
+		if (k.now < k.obj->deadline_ms)
 			return s;
 		if (path_retrying(k)) {
 			path_start_query(k);
 			return IPC_PATH_RESOLVING;
 		}
-		k.p->attempts = 0;
+		k.obj->attempts = 0;
 		if (path_idle(k))
 			return path_free(k);
-		k.p->deadline_ms = path_idle_at(k);
+		k.obj->deadline_ms = path_idle_at(k);
 		return IPC_PATH_UNKNOWN;
 	default:
 		return path_free(k);
@@ -272,8 +265,8 @@ ipc_path_state path_on_flush(PathCall &k, ipc_path_state s)
 	case IPC_PATH_FAILED:
 		if (path_retrying(k))
 			return path_resolve(k);
-		k.p->attempts = 0;
-		k.p->deadline_ms = path_idle_at(k);
+		k.obj->attempts = 0;
+		k.obj->deadline_ms = path_idle_at(k);
 		return IPC_PATH_UNKNOWN;
 	default:
 		return path_free(k);
@@ -289,24 +282,6 @@ void path_on_destroy(PathCall &k, ipc_path_state s)
 		k.out.act(IPC_ACT_RELEASE_AH);
 	path_purge(k, IPC_R_LINK_DOWN);
 	path_free(k);
-}
-
-PathCall path_call(struct ipc_path *p, const struct ipc_path_cfg *c, u64 now,
-		   struct ipc_rng *rng, struct ipc_result *r)
-{
-	return PathCall{ p, c, now, rng, Out::begin(r) };
-}
-
-/* An out-of-range state is corrupt memory: the handlers answer FREE. */
-ipc_path_state path_state(const struct ipc_path *p)
-{
-	return static_cast<ipc_path_state>(p->state);
-}
-
-void path_commit(PathCall &k, ipc_path_state next)
-{
-	k.p->state = static_cast<u8>(next);
-	k.out.deadline(k.p->deadline_ms);
 }
 
 } // namespace
@@ -333,9 +308,9 @@ extern "C" void ipc_path_init(struct ipc_path *p)
 extern "C" void ipc_path_tx(struct ipc_path *p, const struct ipc_path_cfg *c,
 			    ipc_u64 now, struct ipc_result *r)
 {
-	PathCall k = path_call(p, c, now, nullptr, r);
+	PathCall k(p, c, now, nullptr, r);
 
-	path_commit(k, path_on_tx(k, path_state(p)));
+	k.commit(path_on_tx(k, k.state<ipc_path_state>()));
 }
 
 extern "C" void ipc_path_query_done(struct ipc_path *p,
@@ -343,34 +318,33 @@ extern "C" void ipc_path_query_done(struct ipc_path *p,
 				    int status, struct ipc_rng *rng,
 				    struct ipc_result *r)
 {
-	PathCall k = path_call(p, c, now, rng, r);
+	PathCall k(p, c, now, rng, r);
 
-	path_commit(k, path_on_query_done(k, path_state(p), status));
+	k.commit(path_on_query_done(k, k.state<ipc_path_state>(), status));
 }
 
 extern "C" void ipc_path_timer(struct ipc_path *p, const struct ipc_path_cfg *c,
 			       ipc_u64 now, struct ipc_rng *rng,
 			       struct ipc_result *r)
 {
-	PathCall k = path_call(p, c, now, rng, r);
+	PathCall k(p, c, now, rng, r);
 
-	path_commit(k, path_on_timer(k, path_state(p)));
+	k.commit(path_on_timer(k, k.state<ipc_path_state>()));
 }
 
 extern "C" void ipc_path_flush(struct ipc_path *p, const struct ipc_path_cfg *c,
 			       ipc_u64 now, struct ipc_result *r)
 {
-	PathCall k = path_call(p, c, now, nullptr, r);
+	PathCall k(p, c, now, nullptr, r);
 
-	path_commit(k, path_on_flush(k, path_state(p)));
+	k.commit(path_on_flush(k, k.state<ipc_path_state>()));
 }
 
 extern "C" void ipc_path_destroy(struct ipc_path *p, struct ipc_result *r)
 {
-	Out out = Out::begin(r);
-	PathCall k = { p, nullptr, 0, nullptr, out };
+	PathCall k(p, nullptr, 0, nullptr, r);
 
-	path_on_destroy(k, path_state(p));
+	path_on_destroy(k, k.state<ipc_path_state>());
 }
 
 extern "C" const char *ipc_path_state_name(int state)
