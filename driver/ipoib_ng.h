@@ -36,6 +36,7 @@ enum {
 
 extern int ipn_recvq_size;
 extern int ipn_sendq_size;
+extern unsigned int ipn_rejoin_spread_ms;
 
 /* Counters; per-reason drop counters follow enum ipc_reason. */
 struct ipn_stats {
@@ -305,7 +306,8 @@ void ipn_path_flush_all(struct ipn_priv *priv);
 void ipn_path_destroy_all(struct ipn_priv *priv);
 
 /* mcast.c */
-struct ipn_mcast *ipn_mcast_get(struct ipn_priv *priv, const u8 *mgid);
+struct ipn_mcast *ipn_mcast_get(struct ipn_priv *priv, const u8 *mgid,
+				u8 scope);
 void ipn_mcast_apply(struct ipn_priv *priv, struct ipn_mcast *mc,
 		     const struct ipc_result *r, struct sk_buff *skb);
 void ipn_mcast_run(struct ipn_priv *priv);

@@ -8,6 +8,11 @@
 int ipn_recvq_size = 512;
 int ipn_sendq_size = 256;
 
+unsigned int ipn_rejoin_spread_ms = 10000;
+module_param_named(rejoin_spread_ms, ipn_rejoin_spread_ms, uint, 0644);
+MODULE_PARM_DESC(rejoin_spread_ms,
+		 "InfiniBand: multicast rejoins after an SM event are spread at random over this many ms (default 10000; 0: at once)");
+
 static int ipn_param_set_qsize(const char *val, const struct kernel_param *kp)
 {
 	int n, ret;

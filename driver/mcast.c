@@ -9,9 +9,6 @@
 #include <linux/rtnetlink.h>
 #include "ipoib_ng.h"
 
-/* Spread of a fabric-wide rejoin (light flush) on InfiniBand. */
-#define IPN_REJOIN_SPREAD_MS 2000
-
 static struct ipn_mcast *ipn_mcast_find(struct ipn_priv *priv, const u8 *mgid)
 {
 	struct ipn_mcast *mc;
@@ -22,8 +19,13 @@ static struct ipn_mcast *ipn_mcast_find(struct ipn_priv *priv, const u8 *mgid)
 	return NULL;
 }
 
-/* Find or create the group mgid. priv->lock held; NULL on ENOMEM. */
-struct ipn_mcast *ipn_mcast_get(struct ipn_priv *priv, const u8 *mgid)
+/*
+ * Find or create the group mgid. scope is the IP group's scope (RFC 4391
+ * s10 routing decision), IPC_SCOPE_LINK when unknown. priv->lock held;
+ * NULL on ENOMEM.
+ */
+struct ipn_mcast *ipn_mcast_get(struct ipn_priv *priv, const u8 *mgid,
+				u8 scope)
 {
 	struct ipn_mcast *mc = ipn_mcast_find(priv, mgid);
 
@@ -34,7 +36,7 @@ struct ipn_mcast *ipn_mcast_get(struct ipn_priv *priv, const u8 *mgid)
 		return NULL;
 	mc->priv = priv;
 	memcpy(mc->mgid, mgid, IPC_GID_LEN);
-	ipc_mc_init(&mc->st, ipc_mgid_scope(mgid));
+	ipc_mc_init(&mc->st, scope);
 	skb_queue_head_init(&mc->queue);
 	INIT_LIST_HEAD(&mc->work);
 	list_add_tail(&mc->list, &priv->mcasts);
@@ -236,7 +238,7 @@ int ipn_mcast_join_bcast(struct ipn_priv *priv)
 	struct ipc_result r;
 
 	spin_lock_bh(&priv->lock);
-	mc = ipn_mcast_get(priv, priv->ifid.bcast_gid);
+	mc = ipn_mcast_get(priv, priv->ifid.bcast_gid, IPC_SCOPE_LINK);
 	if (!mc) {
 		spin_unlock_bh(&priv->lock);
 		return -ENOMEM;
@@ -254,7 +256,7 @@ int ipn_mcast_join_bcast(struct ipn_priv *priv)
 /* Light flush: every membership is rejoined (spread in time on IB). */
 void ipn_mcast_flush_all(struct ipn_priv *priv)
 {
-	u32 spread = priv->roce ? 0 : IPN_REJOIN_SPREAD_MS;
+	u32 spread = priv->roce ? 0 : ipn_rejoin_spread_ms;
 	struct ipn_mcast *mc, *tmp;
 	struct ipc_result r;
 	u64 now = ipn_now_ms();
@@ -337,7 +339,7 @@ void ipn_mcast_rx_mode_work(struct work_struct *work)
 	for (i = 0; i < n; i++) {
 		if (!memcmp(mgids[i], priv->ifid.bcast_gid, IPC_GID_LEN))
 			continue;
-		mc = ipn_mcast_get(priv, mgids[i]);
+		mc = ipn_mcast_get(priv, mgids[i], IPC_SCOPE_LINK);
 		if (!mc)
 			continue;
 		mc->seen = true;

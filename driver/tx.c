@@ -123,6 +123,26 @@ drop:
 	return ret;
 }
 
+/*
+ * Scope of the IP multicast group a frame is sent to, for the core's
+ * RFC 4391 s10 decision; IPC_SCOPE_LINK when it is not IP.
+ */
+static u8 ipn_tx_ip_scope(const struct sk_buff *skb)
+{
+	u8 buf[16];
+	u16 type;
+
+	if (ipc_hdr_parse(skb->data + IPN_PSEUDO_LEN, IPC_HDR_LEN, &type))
+		return IPC_SCOPE_LINK;
+	if (type == IPC_ETH_P_IP &&
+	    !skb_copy_bits(skb, IPN_HARD_LEN + 16, buf, 4))
+		return ipc_ipv4_mc_scope(buf);
+	if (type == IPC_ETH_P_IPV6 &&
+	    !skb_copy_bits(skb, IPN_HARD_LEN + 24, buf, 16))
+		return ipc_ipv6_mc_scope(buf);
+	return IPC_SCOPE_LINK;
+}
+
 /* SEND: the caller sends with ah; without one the packet is dropped. */
 static struct ipn_ah *ipn_tx_take_ah(struct ipc_result *r, struct ipn_ah *ah)
 {
@@ -170,7 +190,8 @@ netdev_tx_t ipn_start_xmit(struct sk_buff *skb, struct net_device *dev)
 			ah = ipn_tx_take_ah(&r, path->ah);
 		ipn_path_apply(priv, path, &r, ah ? NULL : skb);
 	} else {
-		struct ipn_mcast *mc = ipn_mcast_get(priv, v.gid);
+		struct ipn_mcast *mc = ipn_mcast_get(priv, v.gid,
+						     ipn_tx_ip_scope(skb));
 
 		if (!mc)
 			goto drop_locked;

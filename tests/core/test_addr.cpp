@@ -170,7 +170,9 @@ TEST(addr, format_refuses_short_buffer_untouched)
 
 TEST(iid, toggles_u_bit_unless_modified_rfc4391_s8)
 {
-	const uint8_t guid[8] = { 0x00, 0x02, 0xc9, 0x03, 0x00, 0x0a, 0xb0, 0xc1 };
+	const uint8_t guid[8] = {
+		0x00, 0x02, 0xc9, 0x03, 0x00, 0x0a, 0xb0, 0xc1
+	};
 	uint8_t iid[8];
 	ipc_iid_from_guid(guid, 0, iid);
 	EXPECT_EQ(hex(iid, 8), "0202c903000ab0c1");

@@ -50,11 +50,11 @@ TEST(arp, build_reply_with_target_clears_reserved_flags)
 TEST(arp, build_errors)
 {
 	std::vector<uint8_t> p(IPC_ARP_LEN + 8);
-	EXPECT_EQ(ipc_arp_build(3, me.data(), my_ip, nullptr, peer_ip,
-				p.data(), p.size()),
+	EXPECT_EQ(ipc_arp_build(3, me.data(), my_ip, nullptr, peer_ip, p.data(),
+				p.size()),
 		  -IPC_EINVAL);
-	EXPECT_EQ(ipc_arp_build(0, me.data(), my_ip, nullptr, peer_ip,
-				p.data(), p.size()),
+	EXPECT_EQ(ipc_arp_build(0, me.data(), my_ip, nullptr, peer_ip, p.data(),
+				p.size()),
 		  -IPC_EINVAL);
 	EXPECT_EQ(ipc_arp_build(1, nullptr, my_ip, nullptr, peer_ip, p.data(),
 				p.size()),
@@ -62,21 +62,21 @@ TEST(arp, build_errors)
 	EXPECT_EQ(ipc_arp_build(1, me.data(), nullptr, nullptr, peer_ip,
 				p.data(), p.size()),
 		  -IPC_EINVAL);
-	EXPECT_EQ(ipc_arp_build(1, me.data(), my_ip, nullptr, nullptr,
-				p.data(), p.size()),
+	EXPECT_EQ(ipc_arp_build(1, me.data(), my_ip, nullptr, nullptr, p.data(),
+				p.size()),
 		  -IPC_EINVAL);
 	Hw mc = hw(0, 0xffffff, gid("ff12:401b:ffff::1"));
-	EXPECT_EQ(ipc_arp_build(1, mc.data(), my_ip, nullptr, peer_ip,
-				p.data(), p.size()),
+	EXPECT_EQ(ipc_arp_build(1, mc.data(), my_ip, nullptr, peer_ip, p.data(),
+				p.size()),
 		  -IPC_EINVAL);
-	EXPECT_EQ(ipc_arp_build(1, me.data(), my_ip, nullptr, peer_ip,
-				p.data(), IPC_ARP_LEN - 1),
+	EXPECT_EQ(ipc_arp_build(1, me.data(), my_ip, nullptr, peer_ip, p.data(),
+				IPC_ARP_LEN - 1),
 		  -IPC_ERANGE);
 	EXPECT_EQ(ipc_arp_build(1, me.data(), my_ip, nullptr, peer_ip, nullptr,
 				100),
 		  -IPC_ERANGE);
-	EXPECT_EQ(ipc_arp_build(2, me.data(), my_ip, nullptr, peer_ip,
-				p.data(), p.size()),
+	EXPECT_EQ(ipc_arp_build(2, me.data(), my_ip, nullptr, peer_ip, p.data(),
+				p.size()),
 		  IPC_ARP_LEN);
 }
 
@@ -88,17 +88,14 @@ TEST(arp, validate_each_field)
 		uint8_t val;
 		int want;
 	} cases[] = {
-		{ 1, 1, IPC_R_BAD_HWTYPE },   /* Ethernet */
-		{ 0, 1, IPC_R_BAD_HWTYPE },   /* 0x0120 */
+		{ 1, 1, IPC_R_BAD_HWTYPE }, /* Ethernet */
+		{ 0, 1, IPC_R_BAD_HWTYPE }, /* 0x0120 */
 		{ 2, 0x86, IPC_R_BAD_PROTO }, /* 0x8600 */
-		{ 3, 0xdd, IPC_R_BAD_PROTO },
-		{ 4, 6, IPC_R_BAD_HLEN },
-		{ 5, 16, IPC_R_BAD_PLEN },
-		{ 7, 0, IPC_R_BAD_OP },
-		{ 7, 5, IPC_R_BAD_OP },
-		{ 7, 10, IPC_R_BAD_OP },
+		{ 3, 0xdd, IPC_R_BAD_PROTO }, { 4, 6, IPC_R_BAD_HLEN },
+		{ 5, 16, IPC_R_BAD_PLEN },    { 7, 0, IPC_R_BAD_OP },
+		{ 7, 5, IPC_R_BAD_OP },	      { 7, 10, IPC_R_BAD_OP },
 		{ 6, 1, IPC_R_BAD_OP }, /* 0x0101 */
-		{ 9, 0, IPC_R_OK },	/* sha QPN 0x000048 -> 0x000048 */
+		{ 9, 0, IPC_R_OK }, /* sha QPN 0x000048 -> 0x000048 */
 		{ 11, 0, IPC_R_BAD_ADDR }, /* sha QPN 0 */
 		{ 12, 0xff, IPC_R_BAD_ADDR }, /* sha GID multicast */
 	};
@@ -187,11 +184,11 @@ TEST(nd, validate_each_field)
 		uint8_t val;
 		int want;
 	} cases[] = {
-		{ 0, 0, IPC_R_BAD_OPT_TYPE }, { 0, 3, IPC_R_BAD_OPT_TYPE },
+		{ 0, 0, IPC_R_BAD_OPT_TYPE },  { 0, 3, IPC_R_BAD_OPT_TYPE },
 		{ 0, 14, IPC_R_BAD_OPT_TYPE }, { 1, 1, IPC_R_BAD_OPT_LEN },
-		{ 1, 4, IPC_R_BAD_OPT_LEN },  { 2, 1, IPC_R_BAD_PAD },
-		{ 3, 0x80, IPC_R_BAD_PAD },   { 4, 0xff, IPC_R_OK },
-		{ 7, 0, IPC_R_BAD_ADDR },     { 8, 0xff, IPC_R_BAD_ADDR },
+		{ 1, 4, IPC_R_BAD_OPT_LEN },   { 2, 1, IPC_R_BAD_PAD },
+		{ 3, 0x80, IPC_R_BAD_PAD },    { 4, 0xff, IPC_R_OK },
+		{ 7, 0, IPC_R_BAD_ADDR },      { 8, 0xff, IPC_R_BAD_ADDR },
 	};
 	for (auto &c : cases) {
 		uint8_t o[24];

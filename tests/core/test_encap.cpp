@@ -34,8 +34,8 @@ TEST(hdr, build_writes_type_and_zero_reserved_rfc4391_s6)
 
 TEST(hdr, parse_table_1_types)
 {
-	for (uint16_t t : { IPC_ETH_P_IP, IPC_ETH_P_ARP, IPC_ETH_P_RARP,
-			    IPC_ETH_P_IPV6 }) {
+	for (uint16_t t :
+	     { IPC_ETH_P_IP, IPC_ETH_P_ARP, IPC_ETH_P_RARP, IPC_ETH_P_IPV6 }) {
 		uint8_t h[4];
 		uint16_t got = 0;
 		ipc_hdr_build(t, h);
@@ -191,9 +191,10 @@ TEST(tx, bad_addresses)
 		Gid g;
 		int want;
 	} cases[] = {
-		{ 0, peer_gid, IPC_R_BAD_ADDR },	 /* QPN 0 */
-		{ 0x99, Gid{}, IPC_R_BAD_ADDR },	 /* zero GID */
-		{ 0xffffff, peer_gid, IPC_R_BAD_ADDR }, /* mcast QPN, ucast GID */
+		{ 0, peer_gid, IPC_R_BAD_ADDR }, /* QPN 0 */
+		{ 0x99, Gid{}, IPC_R_BAD_ADDR }, /* zero GID */
+		{ 0xffffff, peer_gid,
+		  IPC_R_BAD_ADDR }, /* mcast QPN, ucast GID */
 		{ 0x99, gid("ff12:401b:ffff::1"), IPC_R_BAD_ADDR },
 		{ 0xffffff, gid("ff12:401b:8001::1"), IPC_R_WRONG_LINK },
 		{ 0xffffff, gid("ff15:401b:ffff::1"), IPC_R_WRONG_LINK },

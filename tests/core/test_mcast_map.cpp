@@ -104,13 +104,13 @@ TEST(mcast_map, limited_broadcast_maps_to_broadcast_gid)
 	Gid bg = bcast_gid(0x8123, 5);
 	EXPECT_EQ(v4(255, 255, 255, 255, bg), bg);
 	/* Not the limited broadcast: mapped normally. */
-	EXPECT_EQ(v4(255, 255, 255, 254, bg), gid("ff15:401b:8123::f:ffff:fe"));
+	EXPECT_EQ(v4(255, 255, 255, 254, bg), gid("ff15:401b:8123::fff:fffe"));
 }
 
 TEST(mcast_map, ipv4_keeps_low_28_bits)
 {
 	Gid bg = bcast_gid(0xffff, 2);
-	EXPECT_EQ(v4(239, 255, 1, 2, bg), gid("ff12:401b:ffff::f:ff01:2"));
+	EXPECT_EQ(v4(239, 255, 1, 2, bg), gid("ff12:401b:ffff::fff:102"));
 	EXPECT_EQ(v4(224, 0, 0, 251, bg), gid("ff12:401b:ffff::fb"));
 }
 
@@ -177,7 +177,8 @@ TEST(mcast_map, kernel_compat_vectors_ipv6)
 				if (i == 0)
 					g = gid("ff02::1:ff00:1234");
 				unsigned char kbuf[20];
-				kernel_ipv6_ib_mc_map(g.data(), bc.data(), kbuf);
+				kernel_ipv6_ib_mc_map(g.data(), bc.data(),
+						      kbuf);
 				Gid m{};
 				ipc_mgid_from_ipv6(g.data(), bc.data() + 4,
 						   m.data());
@@ -223,7 +224,8 @@ TEST(mcast_check, rejects_other_links_and_non_multicast)
 		int want;
 	} cases[] = {
 		{ 0xffffff, "ff12:401b:8001::1", IPC_R_WRONG_LINK }, /* P_Key */
-		{ 0xffffff, "ff12:401b:7fff::1", IPC_R_WRONG_LINK }, /* limited */
+		{ 0xffffff, "ff12:401b:7fff::1",
+		  IPC_R_WRONG_LINK }, /* limited */
 		{ 0xffffff, "ff15:401b:ffff::1", IPC_R_WRONG_LINK }, /* scope */
 		{ 0xffffff, "ff02:401b:ffff::1", IPC_R_WRONG_LINK }, /* T=0 */
 		{ 0xffffff, "ff32:401b:ffff::1", IPC_R_WRONG_LINK }, /* flags */
@@ -237,6 +239,36 @@ TEST(mcast_check, rejects_other_links_and_non_multicast)
 					       bg.data()),
 			  c.want)
 			<< c.mgid;
+}
+
+} // namespace
+
+namespace
+{
+
+TEST(mc_scope, ipv4_scopes_rfc5771_rfc2365)
+{
+	struct {
+		uint8_t g[4];
+		uint8_t want;
+	} cases[] = {
+		{ { 224, 0, 0, 1 }, 0x2 },	 { { 224, 0, 0, 255 }, 0x2 },
+		{ { 224, 0, 1, 1 }, 0xe },	 { { 224, 1, 0, 0 }, 0xe },
+		{ { 239, 255, 0, 1 }, 0x5 },	 { { 239, 192, 0, 1 }, 0x8 },
+		{ { 239, 195, 255, 255 }, 0x8 }, { { 239, 196, 0, 0 }, 0xe },
+		{ { 239, 1, 2, 3 }, 0xe },	 { { 232, 1, 1, 1 }, 0xe },
+	};
+	for (auto &c : cases)
+		EXPECT_EQ(ipc_ipv4_mc_scope(c.g), c.want)
+			<< int(c.g[0]) << "." << int(c.g[1]) << "."
+			<< int(c.g[2]) << "." << int(c.g[3]);
+}
+
+TEST(mc_scope, ipv6_scope_nibble)
+{
+	EXPECT_EQ(ipc_ipv6_mc_scope(ct::gid("ff02::1").data()), 0x2);
+	EXPECT_EQ(ipc_ipv6_mc_scope(ct::gid("ff05::2").data()), 0x5);
+	EXPECT_EQ(ipc_ipv6_mc_scope(ct::gid("ff3e::8000:1").data()), 0xe);
 }
 
 } // namespace

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The link machine (link.cpp): carrier = admin_up && port_active &&
+ * pkey_present && broadcast joined; event flush levels and their actions.
+ */
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "core_test.hpp"
+
+namespace
+{
+
+constexpr uint32_t ON = IPC_LINK_ACT_CARRIER_ON;
+constexpr uint32_t OFF = IPC_LINK_ACT_CARRIER_OFF;
+constexpr uint32_t JOIN = IPC_LINK_ACT_JOIN_BCAST;
+constexpr uint32_t LEAVE = IPC_LINK_ACT_LEAVE_ALL;
+constexpr uint32_t PATHS = IPC_LINK_ACT_FLUSH_PATHS;
+constexpr uint32_t REJOIN = IPC_LINK_ACT_REJOIN_ALL;
+constexpr uint32_t PKEY = IPC_LINK_ACT_REREAD_PKEY;
+constexpr uint32_t GID = IPC_LINK_ACT_REREAD_GID;
+
+struct Link {
+	struct ipc_link l;
+	Link()
+	{
+		ipc_link_init(&l);
+	}
+	/* Open on an active port with our P_Key and a joined broadcast. */
+	void up()
+	{
+		EXPECT_EQ(ipc_link_port_state(&l, 1, 1), 0u);
+		EXPECT_EQ(ipc_link_open(&l), JOIN);
+		EXPECT_EQ(ipc_link_bcast_done(&l, 0), ON);
+		EXPECT_EQ(l.carrier, 1);
+	}
+};
+
+TEST(link, init_is_all_down)
+{
+	Link t;
+	EXPECT_EQ(t.l.admin_up, 0);
+	EXPECT_EQ(t.l.carrier, 0);
+	EXPECT_EQ(t.l.bcast_state, 0);
+}
+
+TEST(link, carrier_needs_all_four_conditions)
+{
+	Link t;
+	EXPECT_EQ(ipc_link_open(&t.l), 0u); /* port not active yet */
+	EXPECT_EQ(ipc_link_port_state(&t.l, 1, 0), 0u); /* no P_Key */
+	EXPECT_EQ(ipc_link_port_state(&t.l, 1, 1), JOIN);
+	EXPECT_EQ(t.l.carrier, 0); /* not joined yet */
+	EXPECT_EQ(ipc_link_bcast_done(&t.l, 0), ON);
+	EXPECT_EQ(t.l.carrier, 1);
+}
+
+TEST(link, open_order_does_not_matter)
+{
+	Link t;
+	t.up();
+	Link u;
+	EXPECT_EQ(ipc_link_open(&u.l), 0u);
+	EXPECT_EQ(ipc_link_port_state(&u.l, 1, 1), JOIN);
+	EXPECT_EQ(ipc_link_bcast_done(&u.l, 0), ON);
+}
+
+TEST(link, stop_drops_carrier_and_leaves)
+{
+	Link t;
+	t.up();
+	EXPECT_EQ(ipc_link_stop(&t.l), OFF | LEAVE);
+	EXPECT_EQ(t.l.bcast_state, 0);
+	EXPECT_EQ(ipc_link_stop(&t.l), 0u); /* already down */
+	/* A join completion that raced with stop is ignored. */
+	EXPECT_EQ(ipc_link_bcast_done(&t.l, 0), 0u);
+	EXPECT_EQ(t.l.carrier, 0);
+}
+
+TEST(link, stop_while_joining_has_no_carrier_edge)
+{
+	Link t;
+	ipc_link_port_state(&t.l, 1, 1);
+	EXPECT_EQ(ipc_link_open(&t.l), JOIN);
+	EXPECT_EQ(ipc_link_stop(&t.l), LEAVE);
+}
+
+TEST(link, reopen_rejoins)
+{
+	Link t;
+	t.up();
+	ipc_link_stop(&t.l);
+	EXPECT_EQ(ipc_link_open(&t.l), JOIN);
+	EXPECT_EQ(ipc_link_open(&t.l), 0u); /* join already running */
+}
+
+TEST(link, bcast_failure_and_retry)
+{
+	Link t;
+	ipc_link_port_state(&t.l, 1, 1);
+	ipc_link_open(&t.l);
+	EXPECT_EQ(ipc_link_bcast_done(&t.l, -IPC_ETIMEDOUT), 0u);
+	EXPECT_EQ(t.l.bcast_state, 3);
+	/* The shim's multicast machine retries and reports success. */
+	EXPECT_EQ(ipc_link_bcast_done(&t.l, 0), ON);
+	/* A membership lost while joined drops carrier. */
+	EXPECT_EQ(ipc_link_bcast_done(&t.l, -IPC_ENETRESET), OFF);
+	/* A port state report restarts the join after a failure. */
+	EXPECT_EQ(ipc_link_port_state(&t.l, 1, 1), JOIN);
+	EXPECT_EQ(ipc_link_bcast_done(&t.l, 0), ON);
+	EXPECT_EQ(ipc_link_bcast_done(&t.l, 0), 0u); /* no edge twice */
+}
+
+TEST(link, port_down_and_pkey_loss)
+{
+	Link t;
+	t.up();
+	EXPECT_EQ(ipc_link_port_state(&t.l, 0, 1), OFF | LEAVE);
+	EXPECT_EQ(ipc_link_port_state(&t.l, 0, 1), 0u);
+	EXPECT_EQ(ipc_link_port_state(&t.l, 1, 1), JOIN);
+	EXPECT_EQ(ipc_link_bcast_done(&t.l, 0), ON);
+	EXPECT_EQ(ipc_link_port_state(&t.l, 1, 0), OFF | LEAVE);
+	EXPECT_EQ(t.l.pkey_present, 0);
+	/* Unchanged readiness: nothing. */
+	Link u;
+	u.up();
+	EXPECT_EQ(ipc_link_port_state(&u.l, 1, 1), 0u);
+}
+
+TEST(link, flush_levels_with_reasons_in_core)
+{
+	EXPECT_EQ(ipc_event_flush_level(IPC_EV_PORT_ACTIVE), IPC_FLUSH_NORMAL);
+	EXPECT_EQ(ipc_event_flush_level(IPC_EV_PORT_ERR), IPC_FLUSH_NORMAL);
+	EXPECT_EQ(ipc_event_flush_level(IPC_EV_LID_CHANGE), IPC_FLUSH_NORMAL);
+	EXPECT_EQ(ipc_event_flush_level(IPC_EV_PKEY_CHANGE), IPC_FLUSH_HEAVY);
+	EXPECT_EQ(ipc_event_flush_level(IPC_EV_GID_CHANGE), IPC_FLUSH_LIGHT);
+	EXPECT_EQ(ipc_event_flush_level(IPC_EV_SM_CHANGE), IPC_FLUSH_LIGHT);
+	EXPECT_EQ(ipc_event_flush_level(IPC_EV_CLIENT_REREGISTER),
+		  IPC_FLUSH_LIGHT);
+	EXPECT_EQ(ipc_event_flush_level(IPC_EV_COUNT), IPC_FLUSH_NONE);
+	EXPECT_EQ(ipc_event_flush_level(-1), IPC_FLUSH_NONE);
+}
+
+TEST(link, event_names)
+{
+	const char *names[] = { "port_active",	    "port_err",	  "lid_change",
+				"pkey_change",	    "gid_change", "sm_change",
+				"client_reregister" };
+	for (int e = 0; e < IPC_EV_COUNT; e++)
+		EXPECT_STREQ(ipc_event_name(e), names[e]);
+	EXPECT_STREQ(ipc_event_name(IPC_EV_COUNT), "unknown");
+	EXPECT_STREQ(ipc_event_name(-1), "unknown");
+}
+
+TEST(link, light_events_flush_paths_and_rejoin_keeping_carrier)
+{
+	for (int ev : { IPC_EV_SM_CHANGE, IPC_EV_CLIENT_REREGISTER }) {
+		Link t;
+		t.up();
+		EXPECT_EQ(ipc_link_event(&t.l, ev), PATHS | REJOIN);
+		EXPECT_EQ(t.l.carrier, 1);
+	}
+	Link g;
+	g.up();
+	EXPECT_EQ(ipc_link_event(&g.l, IPC_EV_GID_CHANGE),
+		  PATHS | REJOIN | GID);
+}
+
+TEST(link, normal_events_bounce_the_interface)
+{
+	for (int ev : { IPC_EV_LID_CHANGE, IPC_EV_PORT_ACTIVE }) {
+		Link t;
+		t.up();
+		EXPECT_EQ(ipc_link_event(&t.l, ev), OFF | LEAVE | JOIN);
+		EXPECT_EQ(t.l.carrier, 0);
+		EXPECT_EQ(t.l.bcast_state, 1);
+		EXPECT_EQ(ipc_link_bcast_done(&t.l, 0), ON);
+	}
+}
+
+TEST(link, port_err_leaves_without_rejoin)
+{
+	Link t;
+	t.up();
+	EXPECT_EQ(ipc_link_event(&t.l, IPC_EV_PORT_ERR), OFF | LEAVE);
+	EXPECT_EQ(t.l.port_active, 0);
+	/* Nothing joined since the error: nothing to leave. */
+	EXPECT_EQ(ipc_link_event(&t.l, IPC_EV_PORT_ACTIVE), JOIN);
+	EXPECT_EQ(t.l.port_active, 1);
+}
+
+TEST(link, heavy_event_rereads_pkey_before_rejoining)
+{
+	Link t;
+	t.up();
+	EXPECT_EQ(ipc_link_event(&t.l, IPC_EV_PKEY_CHANGE), OFF | LEAVE | PKEY);
+	EXPECT_EQ(t.l.bcast_state, 0);
+	/* The shim re-read the table: P_Key still there -> join. */
+	EXPECT_EQ(ipc_link_port_state(&t.l, 1, 1), JOIN);
+	EXPECT_EQ(ipc_link_bcast_done(&t.l, 0), ON);
+	/* Next time it is gone: nothing to join. */
+	EXPECT_EQ(ipc_link_event(&t.l, IPC_EV_PKEY_CHANGE), OFF | LEAVE | PKEY);
+	EXPECT_EQ(ipc_link_port_state(&t.l, 1, 0), 0u);
+}
+
+TEST(link, events_while_down_only_reread)
+{
+	Link t;
+	ipc_link_port_state(&t.l, 1, 1);
+	EXPECT_EQ(ipc_link_event(&t.l, IPC_EV_SM_CHANGE), 0u);
+	EXPECT_EQ(ipc_link_event(&t.l, IPC_EV_LID_CHANGE), 0u);
+	EXPECT_EQ(ipc_link_event(&t.l, IPC_EV_GID_CHANGE), GID);
+	EXPECT_EQ(ipc_link_event(&t.l, IPC_EV_PKEY_CHANGE), PKEY);
+	EXPECT_EQ(ipc_link_event(&t.l, IPC_EV_PORT_ERR), 0u);
+	EXPECT_EQ(t.l.port_active, 0);
+	EXPECT_EQ(ipc_link_event(&t.l, IPC_EV_PORT_ACTIVE), 0u);
+	EXPECT_EQ(t.l.port_active, 1);
+	EXPECT_EQ(ipc_link_event(&t.l, 99), 0u);
+}
+
+TEST(link, unknown_event_while_up_does_nothing)
+{
+	Link t;
+	t.up();
+	EXPECT_EQ(ipc_link_event(&t.l, IPC_EV_COUNT), 0u);
+	EXPECT_EQ(t.l.carrier, 1);
+}
+
+TEST(link, normal_event_without_pkey_does_not_join)
+{
+	Link t;
+	ipc_link_open(&t.l);
+	ipc_link_port_state(&t.l, 1, 0);
+	EXPECT_EQ(ipc_link_event(&t.l, IPC_EV_LID_CHANGE), 0u);
+}
+
+TEST(link, stop_before_any_join_has_nothing_to_leave)
+{
+	Link t;
+	EXPECT_EQ(ipc_link_open(&t.l), 0u);
+	EXPECT_EQ(ipc_link_stop(&t.l), 0u);
+	EXPECT_EQ(t.l.admin_up, 0);
+}
+
+} // namespace

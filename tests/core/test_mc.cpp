@@ -1,0 +1,726 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The multicast machine (mc.cpp): every (state, event) pair. States: IDLE,
+ * JOINING, JOINED (full / send-only), BACKOFF, MISSING, LEAVING. Events:
+ * subscribe, unsubscribe, tx, join_done (0, -ENOENT, other), timer before
+ * and at the deadline, flush, destroy.
+ */
+#include "machine_test.hpp"
+
+using namespace ct;
+
+namespace
+{
+
+constexpr uint64_t T0 = 5000000;
+constexpr uint8_t SCOPE_SITE = 5;
+
+struct Mc : McT {
+	using McT::McT;
+	void joining_full()
+	{
+		sub(T0);
+		ASSERT_EQ(state(), IPC_MC_JOINING);
+	}
+	void joined_full()
+	{
+		joining_full();
+		done(T0 + 10, 0);
+		ASSERT_EQ(state(), IPC_MC_JOINED);
+	}
+	void joining_sendonly()
+	{
+		tx(T0);
+		ASSERT_EQ(state(), IPC_MC_JOINING);
+	}
+	void joined_sendonly()
+	{
+		joining_sendonly();
+		done(T0 + 10, 0);
+		ASSERT_EQ(state(), IPC_MC_JOINED);
+		ASSERT_EQ(m.joined, IPC_JOIN_SENDONLY);
+	}
+	void backoff()
+	{
+		joining_full();
+		done(T0 + 10, -IPC_ETIMEDOUT);
+		ASSERT_EQ(state(), IPC_MC_BACKOFF);
+	}
+	void missing(int routers = 0)
+	{
+		joining_sendonly();
+		done(T0 + 10, -IPC_ENOENT, routers);
+		ASSERT_EQ(state(), IPC_MC_MISSING);
+	}
+	void leaving()
+	{
+		joining_full();
+		unsub(T0 + 5);
+		ASSERT_EQ(state(), IPC_MC_LEAVING);
+	}
+};
+
+TEST(mc, defaults_and_names)
+{
+	Mc t;
+	EXPECT_GT(t.c.queue_max, 0);
+	EXPECT_GT(t.c.join_timeout_ms, 0u);
+	EXPECT_GT(t.c.missing_ttl_ms, 0u);
+	EXPECT_GT(t.c.sendonly_idle_ms, 0u);
+	EXPECT_LE(t.c.backoff.base_ms, t.c.backoff.cap_ms);
+	EXPECT_EQ(t.state(), IPC_MC_IDLE);
+	EXPECT_EQ(t.m.scope, IPC_SCOPE_LINK);
+	const char *names[] = { "idle",	   "joining", "joined",
+				"backoff", "missing", "leaving" };
+	for (int s = 0; s < IPC_MC_STATE_COUNT; s++)
+		EXPECT_STREQ(ipc_mc_state_name(s), names[s]);
+	EXPECT_STREQ(ipc_mc_state_name(IPC_MC_STATE_COUNT), "unknown");
+	Mc wide(0x1e);
+	EXPECT_EQ(wide.m.scope, 0xe);
+}
+
+/* ---- IDLE ------------------------------------------------------------- */
+
+TEST(mc_idle, subscribe_full_joins)
+{
+	Mc t;
+	auto &r = t.sub(T0);
+	EXPECT_ACTS(r, IPC_ACT_JOIN);
+	EXPECT_EQ(r.join_type, IPC_JOIN_FULL);
+	EXPECT_EQ(t.m.pending, IPC_JOIN_FULL);
+	EXPECT_EQ(r.deadline_ms, T0 + t.c.join_timeout_ms);
+}
+
+TEST(mc_idle, subscribe_non_joins_non_rfc4391_s11)
+{
+	Mc t;
+	auto &r = t.sub(T0, IPC_JOIN_NON);
+	EXPECT_ACTS(r, IPC_ACT_JOIN);
+	EXPECT_EQ(r.join_type, IPC_JOIN_NON);
+	EXPECT_ACTS(t.done(T0 + 1, 0), IPC_ACT_ATTACH);
+}
+
+TEST(mc_idle, subscribe_bad_type_is_a_no_op)
+{
+	Mc t;
+	for (int type : { 0, int(IPC_JOIN_SENDONLY), 3, 8, -1 })
+		EXPECT_ACTS(t.sub(T0, type), 0);
+	EXPECT_EQ(t.state(), IPC_MC_IDLE);
+	t.joined_full();
+	EXPECT_ACTS(t.unsub(T0, IPC_JOIN_SENDONLY), 0);
+	EXPECT_EQ(t.state(), IPC_MC_JOINED);
+}
+
+TEST(mc_idle, tx_sendonly_joins_and_queues_rfc4391_s10)
+{
+	Mc t;
+	auto &r = t.tx(T0);
+	EXPECT_ACTS(r, IPC_ACT_JOIN | IPC_ACT_QUEUE);
+	EXPECT_EQ(r.join_type, IPC_JOIN_SENDONLY);
+	EXPECT_EQ(t.m.queued, 1);
+	EXPECT_EQ(t.m.last_tx_ms, T0);
+}
+
+TEST(mc_idle, unsubscribe_frees)
+{
+	Mc t;
+	EXPECT_ACTS(t.unsub(T0), IPC_ACT_FREE);
+}
+
+TEST(mc_idle, join_done_timer_flush_destroy)
+{
+	Mc t;
+	EXPECT_ACTS(t.done(T0, 0), 0); /* no join outstanding */
+	EXPECT_EQ(t.state(), IPC_MC_IDLE);
+	EXPECT_ACTS(t.timer(T0), 0);
+	EXPECT_EQ(t.r.deadline_ms, IPC_NO_DEADLINE);
+	EXPECT_ACTS(t.flush(T0, 1000), 0);
+	EXPECT_EQ(t.state(), IPC_MC_IDLE);
+	EXPECT_ACTS(t.destroy(), IPC_ACT_FREE);
+}
+
+/* ---- JOINING ---------------------------------------------------------- */
+
+TEST(mc_joining, tx_queues_then_drops_oldest)
+{
+	Mc t;
+	t.c.queue_max = 2;
+	t.joining_full();
+	EXPECT_ACTS(t.tx(T0 + 1), IPC_ACT_QUEUE);
+	EXPECT_ACTS(t.tx(T0 + 2), IPC_ACT_QUEUE);
+	auto &r = t.tx(T0 + 3);
+	EXPECT_ACTS(r, IPC_ACT_DROP_OLDEST | IPC_ACT_QUEUE);
+	EXPECT_EQ(r.reason, IPC_R_QUEUE_FULL);
+	EXPECT_EQ(t.m.queued, 2);
+}
+
+TEST(mc_joining, zero_queue_drops)
+{
+	Mc t;
+	t.c.queue_max = 0;
+	auto &r = t.tx(T0);
+	EXPECT_ACTS(r, IPC_ACT_JOIN | IPC_ACT_DROP);
+	EXPECT_EQ(r.reason, IPC_R_QUEUE_FULL);
+}
+
+TEST(mc_joining, join_ok_attaches_and_flushes)
+{
+	Mc t;
+	t.joining_full();
+	t.tx(T0 + 1);
+	auto &r = t.done(T0 + 10, 0);
+	EXPECT_ACTS(r, IPC_ACT_ATTACH | IPC_ACT_FLUSH_QUEUE);
+	EXPECT_EQ(t.m.joined, IPC_JOIN_FULL);
+	EXPECT_EQ(t.m.pending, IPC_JOIN_NONE);
+	EXPECT_EQ(t.m.queued, 0);
+	EXPECT_EQ(r.deadline_ms, IPC_NO_DEADLINE);
+}
+
+TEST(mc_joining, sendonly_join_ok_does_not_attach)
+{
+	Mc t;
+	t.joining_sendonly();
+	auto &r = t.done(T0 + 10, 0);
+	EXPECT_ACTS(r, IPC_ACT_FLUSH_QUEUE);
+	EXPECT_EQ(r.deadline_ms, T0 + t.c.sendonly_idle_ms);
+}
+
+TEST(mc_joining, join_error_backs_off_logs_once_purges)
+{
+	Mc t;
+	t.joining_sendonly();
+	auto &r = t.done(T0 + 10, -IPC_EINVAL);
+	EXPECT_ACTS(r, IPC_ACT_PURGE_QUEUE | IPC_ACT_LOG);
+	EXPECT_EQ(r.reason, IPC_R_NO_ROUTE);
+	EXPECT_EQ(t.state(), IPC_MC_BACKOFF);
+	EXPECT_EQ(t.m.last_status, -IPC_EINVAL);
+	EXPECT_GE(r.deadline_ms, T0 + 10 + t.c.backoff.base_ms / 2);
+	EXPECT_LE(r.deadline_ms, T0 + 10 + t.c.backoff.base_ms);
+	/* The retry fails again: no second log line. */
+	t.timer(r.deadline_ms);
+	ASSERT_EQ(t.state(), IPC_MC_JOINING);
+	EXPECT_ACTS(t.done(r.deadline_ms + 1, -IPC_EINVAL), 0);
+}
+
+TEST(mc_joining, enoent_for_full_join_is_an_ordinary_error)
+{
+	Mc t;
+	t.joining_full();
+	EXPECT_ACTS(t.done(T0 + 1, -IPC_ENOENT), IPC_ACT_LOG);
+	EXPECT_EQ(t.state(), IPC_MC_BACKOFF);
+}
+
+TEST(mc_joining, enoent_sendonly_link_scope_purges_not_joined)
+{
+	Mc t; /* scope 2: s10 routes only scope > link-local */
+	t.joining_sendonly();
+	auto &r = t.done(T0 + 10, -IPC_ENOENT, 1);
+	EXPECT_ACTS(r, IPC_ACT_PURGE_QUEUE);
+	EXPECT_EQ(r.reason, IPC_R_NOT_JOINED);
+	EXPECT_EQ(t.state(), IPC_MC_MISSING);
+	EXPECT_EQ(r.deadline_ms, T0 + 10 + t.c.missing_ttl_ms);
+}
+
+TEST(mc_joining, enoent_sendonly_wide_scope_goes_to_routers_rfc4391_s10)
+{
+	Mc t(SCOPE_SITE);
+	t.joining_sendonly();
+	t.tx(T0 + 1);
+	auto &r = t.done(T0 + 10, -IPC_ENOENT, 1);
+	EXPECT_ACTS(r, IPC_ACT_TO_ROUTERS);
+	EXPECT_EQ(t.m.queued, 0);
+	EXPECT_EQ(t.state(), IPC_MC_MISSING);
+}
+
+TEST(mc_joining, enoent_sendonly_wide_scope_without_routers_drops)
+{
+	Mc t(SCOPE_SITE);
+	t.joining_sendonly();
+	EXPECT_ACTS(t.done(T0 + 10, -IPC_ENOENT, 0), IPC_ACT_PURGE_QUEUE);
+	EXPECT_EQ(t.r.reason, IPC_R_NOT_JOINED);
+}
+
+TEST(mc_joining, subscribe_during_sendonly_join_swaps_on_completion)
+{
+	Mc t;
+	t.joining_sendonly();
+	EXPECT_ACTS(t.sub(T0 + 1), 0); /* recorded; the join is running */
+	EXPECT_EQ(t.m.want, IPC_JOIN_FULL);
+	auto &r = t.done(T0 + 10, 0);
+	EXPECT_ACTS(r, IPC_ACT_LEAVE | IPC_ACT_JOIN);
+	EXPECT_EQ(r.join_type, IPC_JOIN_FULL);
+	EXPECT_EQ(t.state(), IPC_MC_JOINING);
+	EXPECT_EQ(t.m.queued, 1); /* waits for the full join */
+	EXPECT_ACTS(t.done(T0 + 20, 0), IPC_ACT_ATTACH | IPC_ACT_FLUSH_QUEUE);
+	EXPECT_EQ(t.m.joined, IPC_JOIN_FULL);
+}
+
+TEST(mc_joining, unsubscribe_to_nothing_goes_leaving)
+{
+	Mc t;
+	t.joining_full();
+	t.tx(T0 + 1);
+	auto &r = t.unsub(T0 + 2);
+	EXPECT_ACTS(r, IPC_ACT_PURGE_QUEUE);
+	EXPECT_EQ(r.reason, IPC_R_NOT_JOINED);
+	EXPECT_EQ(t.state(), IPC_MC_LEAVING);
+	EXPECT_EQ(r.deadline_ms, T0 + t.c.join_timeout_ms);
+}
+
+TEST(mc_joining, unsubscribe_one_of_two_keeps_joining)
+{
+	Mc t;
+	t.joining_full();
+	t.sub(T0 + 1, IPC_JOIN_NON);
+	EXPECT_ACTS(t.unsub(T0 + 2, IPC_JOIN_FULL), 0);
+	EXPECT_EQ(t.state(), IPC_MC_JOINING);
+	/* The FULL join completes but NON is what is wanted now. */
+	auto &r = t.done(T0 + 3, 0);
+	EXPECT_ACTS(r, IPC_ACT_LEAVE | IPC_ACT_JOIN);
+	EXPECT_EQ(r.join_type, IPC_JOIN_NON);
+}
+
+TEST(mc_joining, timer_early_then_timeout)
+{
+	Mc t;
+	t.joining_full();
+	EXPECT_ACTS(t.timer(T0 + t.c.join_timeout_ms - 1), 0);
+	auto &r = t.timer(T0 + t.c.join_timeout_ms);
+	EXPECT_ACTS(r, IPC_ACT_LEAVE | IPC_ACT_LOG);
+	EXPECT_EQ(t.state(), IPC_MC_BACKOFF);
+	EXPECT_EQ(t.m.last_status, -IPC_ETIMEDOUT);
+}
+
+TEST(mc_joining, flush_cancels_and_rejoins_within_spread)
+{
+	Mc t;
+	t.joining_sendonly();
+	auto &r = t.flush(T0 + 1, 3000);
+	EXPECT_ACTS(r, IPC_ACT_LEAVE);
+	EXPECT_EQ(t.state(), IPC_MC_BACKOFF);
+	EXPECT_EQ(t.m.queued, 1); /* kept for the rejoin */
+	EXPECT_GE(r.deadline_ms, T0 + 1);
+	EXPECT_LT(r.deadline_ms, T0 + 1 + 3000);
+	EXPECT_ACTS(t.timer(r.deadline_ms), IPC_ACT_JOIN);
+	EXPECT_EQ(t.r.join_type, IPC_JOIN_SENDONLY);
+}
+
+TEST(mc_joining, destroy_cancels_and_purges)
+{
+	Mc t;
+	t.joining_sendonly();
+	auto &r = t.destroy();
+	EXPECT_ACTS(r, IPC_ACT_LEAVE | IPC_ACT_PURGE_QUEUE | IPC_ACT_FREE);
+	EXPECT_EQ(r.reason, IPC_R_LINK_DOWN);
+}
+
+/* ---- JOINED ----------------------------------------------------------- */
+
+TEST(mc_joined, tx_sends_any_type)
+{
+	Mc a, b;
+	a.joined_full();
+	EXPECT_ACTS(a.tx(T0 + 20), IPC_ACT_SEND);
+	b.joined_sendonly();
+	EXPECT_ACTS(b.tx(T0 + 20), IPC_ACT_SEND);
+	Mc n;
+	n.sub(T0, IPC_JOIN_NON);
+	n.done(T0 + 1, 0);
+	EXPECT_ACTS(n.tx(T0 + 2), IPC_ACT_SEND);
+}
+
+TEST(mc_joined, subscribe_same_or_weaker_is_a_no_op)
+{
+	Mc t;
+	t.joined_full();
+	EXPECT_ACTS(t.sub(T0 + 20), 0);
+	EXPECT_ACTS(t.sub(T0 + 21, IPC_JOIN_NON), 0); /* FULL covers it */
+	EXPECT_EQ(t.state(), IPC_MC_JOINED);
+}
+
+TEST(mc_joined, full_subscribe_upgrades_sendonly)
+{
+	Mc t;
+	t.joined_sendonly();
+	auto &r = t.sub(T0 + 20);
+	EXPECT_ACTS(r, IPC_ACT_LEAVE |
+			       IPC_ACT_JOIN); /* no DETACH: never attached */
+	EXPECT_EQ(r.join_type, IPC_JOIN_FULL);
+	EXPECT_EQ(t.state(), IPC_MC_JOINING);
+	EXPECT_EQ(t.m.joined, IPC_JOIN_NONE);
+	EXPECT_EQ(t.m.want, IPC_JOIN_FULL);
+}
+
+TEST(mc_joined, full_subscribe_upgrades_non)
+{
+	Mc t;
+	t.sub(T0, IPC_JOIN_NON);
+	t.done(T0 + 1, 0);
+	auto &r = t.sub(T0 + 2, IPC_JOIN_FULL);
+	EXPECT_ACTS(r, IPC_ACT_DETACH | IPC_ACT_LEAVE | IPC_ACT_JOIN);
+	EXPECT_EQ(r.join_type, IPC_JOIN_FULL);
+}
+
+TEST(mc_joined, unsubscribe_leaves_detaches_frees)
+{
+	Mc t;
+	t.joined_full();
+	auto &r = t.unsub(T0 + 20);
+	EXPECT_ACTS(r, IPC_ACT_DETACH | IPC_ACT_LEAVE | IPC_ACT_FREE);
+	EXPECT_EQ(t.state(), IPC_MC_IDLE);
+}
+
+TEST(mc_joined, unsubscribe_other_type_keeps_membership)
+{
+	Mc t;
+	t.joined_sendonly();
+	EXPECT_ACTS(t.unsub(T0 + 20, IPC_JOIN_FULL), 0);
+	EXPECT_EQ(t.state(), IPC_MC_JOINED);
+}
+
+TEST(mc_joined, late_or_reset_join_done_ignored)
+{
+	Mc t;
+	t.joined_full();
+	EXPECT_ACTS(t.done(T0 + 20, -IPC_ENETRESET), 0);
+	EXPECT_ACTS(t.done(T0 + 20, 0), 0);
+	EXPECT_EQ(t.state(), IPC_MC_JOINED);
+	EXPECT_EQ(t.m.joined, IPC_JOIN_FULL);
+}
+
+TEST(mc_joined, full_membership_has_no_timer)
+{
+	Mc t;
+	t.joined_full();
+	EXPECT_ACTS(t.timer(T0 + 100000000), 0);
+	EXPECT_EQ(t.r.deadline_ms, IPC_NO_DEADLINE);
+}
+
+TEST(mc_joined, sendonly_expires_when_idle)
+{
+	Mc t;
+	t.joined_sendonly();
+	uint64_t d = t.m.deadline_ms;
+	ASSERT_EQ(d, T0 + t.c.sendonly_idle_ms);
+	t.tx(T0 + 1000); /* does not move the armed deadline */
+	EXPECT_EQ(t.r.deadline_ms, d);
+	auto &r1 = t.timer(d);
+	EXPECT_ACTS(r1, 0);
+	EXPECT_EQ(r1.deadline_ms, T0 + 1000 + t.c.sendonly_idle_ms);
+	auto &r2 = t.timer(r1.deadline_ms);
+	EXPECT_ACTS(r2, IPC_ACT_LEAVE | IPC_ACT_FREE);
+	EXPECT_EQ(t.state(), IPC_MC_IDLE);
+}
+
+TEST(mc_joined, flush_detaches_leaves_rejoins_within_spread)
+{
+	Mc t;
+	t.joined_full();
+	auto &r = t.flush(T0 + 100, 5000);
+	EXPECT_ACTS(r, IPC_ACT_DETACH | IPC_ACT_LEAVE);
+	EXPECT_EQ(t.state(), IPC_MC_BACKOFF);
+	EXPECT_EQ(t.m.joined, IPC_JOIN_NONE);
+	EXPECT_GE(r.deadline_ms, T0 + 100);
+	EXPECT_LT(r.deadline_ms, T0 + 100 + 5000);
+	/* Packets wait for the rejoin. */
+	EXPECT_ACTS(t.tx(T0 + 101), IPC_ACT_QUEUE);
+	EXPECT_ACTS(t.timer(r.deadline_ms), IPC_ACT_JOIN);
+	EXPECT_EQ(t.r.join_type, IPC_JOIN_FULL);
+	EXPECT_EQ(t.m.attempts, 1);
+	EXPECT_ACTS(t.done(t.m.deadline_ms - 1, 0),
+		    IPC_ACT_ATTACH | IPC_ACT_FLUSH_QUEUE);
+}
+
+TEST(mc_joined, flush_without_spread_is_immediate)
+{
+	Mc t;
+	t.joined_full();
+	EXPECT_EQ(t.flush(T0 + 100, 0).deadline_ms, T0 + 100);
+}
+
+TEST(mc_joined, flush_spread_is_uniform)
+{
+	/* 2000 groups flushed together land evenly over the window. */
+	int buckets[10] = {};
+	for (int i = 0; i < 2000; i++) {
+		Mc t;
+		ipc_rng_seed(&t.rng, i);
+		t.joined_full();
+		uint64_t d = t.flush(T0, 10000).deadline_ms - T0;
+		ASSERT_LT(d, 10000u);
+		buckets[d / 1000]++;
+	}
+	for (int n : buckets) {
+		EXPECT_GT(n, 140);
+		EXPECT_LT(n, 260);
+	}
+}
+
+TEST(mc_joined, flush_frees_sendonly)
+{
+	Mc t;
+	t.joined_sendonly();
+	EXPECT_ACTS(t.flush(T0 + 100, 5000), IPC_ACT_LEAVE | IPC_ACT_FREE);
+}
+
+TEST(mc_joined, destroy)
+{
+	Mc a, b;
+	a.joined_full();
+	EXPECT_ACTS(a.destroy(), IPC_ACT_DETACH | IPC_ACT_LEAVE | IPC_ACT_FREE);
+	b.joined_sendonly();
+	EXPECT_ACTS(b.destroy(), IPC_ACT_LEAVE | IPC_ACT_FREE);
+}
+
+/* ---- BACKOFF ---------------------------------------------------------- */
+
+TEST(mc_backoff, tx_queues)
+{
+	Mc t;
+	t.backoff();
+	EXPECT_ACTS(t.tx(T0 + 20), IPC_ACT_QUEUE);
+}
+
+TEST(mc_backoff, subscribe_keeps_the_pace)
+{
+	Mc t;
+	t.backoff();
+	uint64_t d = t.m.deadline_ms;
+	EXPECT_ACTS(t.sub(T0 + 20, IPC_JOIN_NON), 0);
+	EXPECT_EQ(t.r.deadline_ms, d);
+	EXPECT_EQ(t.state(), IPC_MC_BACKOFF);
+}
+
+TEST(mc_backoff, unsubscribe_frees_and_purges)
+{
+	Mc t;
+	t.backoff();
+	t.tx(T0 + 20);
+	auto &r = t.unsub(T0 + 21);
+	EXPECT_ACTS(r, IPC_ACT_PURGE_QUEUE | IPC_ACT_FREE);
+	EXPECT_EQ(r.reason, IPC_R_NOT_JOINED);
+}
+
+TEST(mc_backoff, unsubscribe_one_of_two_stays)
+{
+	Mc t;
+	t.backoff();
+	t.sub(T0 + 20, IPC_JOIN_NON);
+	EXPECT_ACTS(t.unsub(T0 + 21, IPC_JOIN_FULL), 0);
+	EXPECT_EQ(t.state(), IPC_MC_BACKOFF);
+	EXPECT_ACTS(t.timer(t.m.deadline_ms), IPC_ACT_JOIN);
+	EXPECT_EQ(t.r.join_type, IPC_JOIN_NON);
+}
+
+TEST(mc_backoff, late_join_done_ignored)
+{
+	Mc t;
+	t.backoff();
+	EXPECT_ACTS(t.done(T0 + 20, 0), 0);
+	EXPECT_EQ(t.state(), IPC_MC_BACKOFF);
+}
+
+TEST(mc_backoff, timer_retries_with_growing_jittered_delay)
+{
+	Mc t;
+	t.backoff();
+	EXPECT_ACTS(t.timer(t.m.deadline_ms - 1), 0);
+	for (uint32_t attempt = 2; attempt <= 6; attempt++) {
+		uint64_t now = t.m.deadline_ms;
+		EXPECT_ACTS(t.timer(now), IPC_ACT_JOIN);
+		EXPECT_EQ(t.m.attempts, attempt);
+		auto &r = t.done(now + 1, -IPC_ETIMEDOUT);
+		uint64_t d = ipc_backoff_ms(&t.c.backoff, attempt, nullptr);
+		EXPECT_GE(r.deadline_ms, now + 1 + d / 2);
+		EXPECT_LE(r.deadline_ms, now + 1 + d);
+	}
+}
+
+TEST(mc_backoff, flush_reschedules_within_spread)
+{
+	Mc t;
+	t.backoff();
+	t.m.attempts = 5;
+	auto &r = t.flush(T0 + 20, 100);
+	EXPECT_ACTS(r, 0);
+	EXPECT_LT(r.deadline_ms, T0 + 20 + 100);
+	EXPECT_EQ(t.m.attempts, 0);
+}
+
+TEST(mc_backoff, destroy_purges)
+{
+	Mc t;
+	t.backoff();
+	t.tx(T0 + 20);
+	auto &r = t.destroy();
+	EXPECT_ACTS(r, IPC_ACT_PURGE_QUEUE | IPC_ACT_FREE);
+	EXPECT_EQ(r.reason, IPC_R_LINK_DOWN);
+}
+
+/* ---- MISSING ---------------------------------------------------------- */
+
+TEST(mc_missing, tx_routes_or_drops_rfc4391_s10)
+{
+	Mc link;
+	link.missing(1);
+	auto &r = link.tx(T0 + 20, 1);
+	EXPECT_ACTS(r, IPC_ACT_DROP); /* link-local scope: never routed */
+	EXPECT_EQ(r.reason, IPC_R_NOT_JOINED);
+	Mc site(SCOPE_SITE);
+	site.missing(1);
+	EXPECT_ACTS(site.tx(T0 + 20, 1), IPC_ACT_TO_ROUTERS);
+	EXPECT_ACTS(site.tx(T0 + 21, 0), IPC_ACT_DROP); /* no routers */
+	EXPECT_EQ(site.state(), IPC_MC_MISSING);
+}
+
+TEST(mc_missing, tx_after_ttl_asks_again)
+{
+	Mc t;
+	t.missing();
+	auto &r = t.tx(t.m.deadline_ms);
+	EXPECT_ACTS(r, IPC_ACT_JOIN | IPC_ACT_QUEUE);
+	EXPECT_EQ(r.join_type, IPC_JOIN_SENDONLY);
+	EXPECT_EQ(t.state(), IPC_MC_JOINING);
+}
+
+TEST(mc_missing, subscribe_creates_the_group)
+{
+	Mc t;
+	t.missing();
+	auto &r = t.sub(T0 + 20);
+	EXPECT_ACTS(r, IPC_ACT_JOIN);
+	EXPECT_EQ(r.join_type, IPC_JOIN_FULL);
+}
+
+TEST(mc_missing, unsubscribe_other_type_stays)
+{
+	Mc t;
+	t.missing();
+	EXPECT_ACTS(t.unsub(T0 + 20), 0);
+	EXPECT_EQ(t.state(), IPC_MC_MISSING);
+}
+
+TEST(mc_missing, join_done_ignored_timer_expires_cache)
+{
+	Mc t;
+	t.missing();
+	EXPECT_ACTS(t.done(T0 + 20, 0), 0);
+	EXPECT_ACTS(t.timer(t.m.deadline_ms - 1), 0);
+	EXPECT_ACTS(t.timer(t.m.deadline_ms), IPC_ACT_FREE);
+}
+
+TEST(mc_missing, flush_and_destroy_free)
+{
+	Mc a, b;
+	a.missing();
+	EXPECT_ACTS(a.flush(T0 + 20, 1000), IPC_ACT_FREE);
+	b.missing();
+	EXPECT_ACTS(b.destroy(), IPC_ACT_FREE);
+}
+
+/* ---- LEAVING ---------------------------------------------------------- */
+
+TEST(mc_leaving, tx_drops)
+{
+	Mc t;
+	t.leaving();
+	auto &r = t.tx(T0 + 6);
+	EXPECT_ACTS(r, IPC_ACT_DROP);
+	EXPECT_EQ(r.reason, IPC_R_NOT_JOINED);
+}
+
+TEST(mc_leaving, subscribe_again_resumes_joining)
+{
+	Mc t;
+	t.leaving();
+	EXPECT_ACTS(t.sub(T0 + 6), 0);
+	EXPECT_EQ(t.state(), IPC_MC_JOINING);
+	EXPECT_ACTS(t.done(T0 + 7, 0), IPC_ACT_ATTACH);
+}
+
+TEST(mc_leaving, unsubscribe_again_is_a_no_op)
+{
+	Mc t;
+	t.leaving();
+	EXPECT_ACTS(t.unsub(T0 + 6), 0);
+	EXPECT_EQ(t.state(), IPC_MC_LEAVING);
+}
+
+TEST(mc_leaving, late_join_ok_leaves_and_frees)
+{
+	Mc t;
+	t.leaving();
+	EXPECT_ACTS(t.done(T0 + 6, 0), IPC_ACT_LEAVE | IPC_ACT_FREE);
+	EXPECT_EQ(t.state(), IPC_MC_IDLE);
+}
+
+TEST(mc_leaving, late_join_error_frees)
+{
+	Mc t;
+	t.leaving();
+	EXPECT_ACTS(t.done(T0 + 6, -IPC_ETIMEDOUT), IPC_ACT_FREE);
+}
+
+TEST(mc_leaving, timer_cancels_and_frees)
+{
+	Mc t;
+	t.leaving();
+	EXPECT_ACTS(t.timer(T0 + 6), 0);
+	EXPECT_ACTS(t.timer(T0 + t.c.join_timeout_ms),
+		    IPC_ACT_LEAVE | IPC_ACT_FREE);
+}
+
+TEST(mc_leaving, flush_and_destroy)
+{
+	Mc a, b;
+	a.leaving();
+	EXPECT_ACTS(a.flush(T0 + 6, 100), IPC_ACT_LEAVE | IPC_ACT_FREE);
+	b.leaving();
+	EXPECT_ACTS(b.destroy(), IPC_ACT_LEAVE | IPC_ACT_FREE);
+}
+
+/* ---- robustness ------------------------------------------------------- */
+
+TEST(mc, corrupt_state_frees)
+{
+	for (int ev = 0; ev < 7; ev++) {
+		Mc t;
+		t.m.state = IPC_MC_STATE_COUNT + 1;
+		const ipc_result *r = nullptr;
+		switch (ev) {
+		case 0:
+			r = &t.sub(T0);
+			break;
+		case 1:
+			r = &t.unsub(T0);
+			break;
+		case 2:
+			r = &t.tx(T0);
+			break;
+		case 3:
+			r = &t.done(T0, 0);
+			break;
+		case 4:
+			r = &t.timer(T0);
+			break;
+		case 5:
+			r = &t.flush(T0, 10);
+			break;
+		default:
+			r = &t.destroy();
+			break;
+		}
+		EXPECT_ACTS(*r, IPC_ACT_FREE) << ev;
+		EXPECT_EQ(t.state(), IPC_MC_IDLE);
+	}
+}
+
+TEST(mc, free_keeps_scope)
+{
+	Mc t(SCOPE_SITE);
+	t.joined_full();
+	t.unsub(T0 + 1);
+	EXPECT_EQ(t.m.scope, SCOPE_SITE);
+}
+
+} // namespace

@@ -1,0 +1,565 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The path machine (path.cpp): every (state, event) pair. States: UNKNOWN,
+ * RESOLVING, VALID, STALE, FAILED (retrying: attempts left; exhausted:
+ * hold-down). Events: tx, query_done(0), query_done(err), timer before and
+ * at the deadline, flush, destroy.
+ */
+#include "machine_test.hpp"
+
+using namespace ct;
+
+namespace
+{
+
+constexpr uint64_t T0 = 1000000;
+
+/* Drive a fresh path into a state at time T0 (and report now). */
+struct Path : PathT {
+	void resolving()
+	{
+		tx(T0);
+		ASSERT_EQ(state(), IPC_PATH_RESOLVING);
+	}
+	void valid()
+	{
+		resolving();
+		done(T0 + 10, 0);
+		ASSERT_EQ(state(), IPC_PATH_VALID);
+	}
+	void stale()
+	{
+		valid();
+		timer(T0 + 10 + c.revalidate_ms);
+		ASSERT_EQ(state(), IPC_PATH_STALE);
+	}
+	void failed_retrying()
+	{
+		resolving();
+		done(T0 + 10, -IPC_ETIMEDOUT);
+		ASSERT_EQ(state(), IPC_PATH_FAILED);
+		ASSERT_LT(p.attempts, c.max_attempts);
+	}
+	void failed_exhausted()
+	{
+		c.max_attempts = 1;
+		resolving();
+		done(T0 + 10, -IPC_EHOSTUNREACH);
+		ASSERT_EQ(state(), IPC_PATH_FAILED);
+	}
+};
+
+TEST(path, defaults_match_header)
+{
+	Path t;
+	EXPECT_EQ(t.c.queue_max, 16);
+	EXPECT_EQ(t.c.max_attempts, 3);
+	EXPECT_EQ(t.c.query_timeout_ms, 4000u);
+	EXPECT_EQ(t.c.revalidate_ms, 60000u);
+	EXPECT_GE(t.c.idle_ms, t.c.revalidate_ms);
+	EXPECT_EQ(t.state(), IPC_PATH_UNKNOWN);
+	EXPECT_EQ(t.p.deadline_ms, IPC_NO_DEADLINE);
+}
+
+TEST(path, state_names)
+{
+	EXPECT_STREQ(ipc_path_state_name(IPC_PATH_UNKNOWN), "unknown");
+	EXPECT_STREQ(ipc_path_state_name(IPC_PATH_RESOLVING), "resolving");
+	EXPECT_STREQ(ipc_path_state_name(IPC_PATH_VALID), "valid");
+	EXPECT_STREQ(ipc_path_state_name(IPC_PATH_STALE), "stale");
+	EXPECT_STREQ(ipc_path_state_name(IPC_PATH_FAILED), "failed");
+	EXPECT_STREQ(ipc_path_state_name(IPC_PATH_STATE_COUNT), "unknown");
+	EXPECT_STREQ(ipc_path_state_name(-3), "unknown");
+}
+
+/* ---- UNKNOWN ---------------------------------------------------------- */
+
+TEST(path_unknown, tx_starts_query_and_queues)
+{
+	Path t;
+	auto &r = t.tx(T0);
+	EXPECT_ACTS(r, IPC_ACT_START_QUERY | IPC_ACT_QUEUE);
+	EXPECT_EQ(t.state(), IPC_PATH_RESOLVING);
+	EXPECT_EQ(t.p.queued, 1);
+	EXPECT_EQ(t.p.attempts, 1);
+	EXPECT_EQ(r.deadline_ms, T0 + t.c.query_timeout_ms);
+	EXPECT_EQ(t.p.last_used_ms, T0);
+}
+
+TEST(path_unknown, query_done_without_query_is_ignored)
+{
+	Path t;
+	EXPECT_ACTS(t.done(T0, 0), 0);
+	EXPECT_ACTS(t.done(T0, -IPC_ETIMEDOUT), 0);
+	EXPECT_EQ(t.state(), IPC_PATH_UNKNOWN);
+}
+
+TEST(path_unknown, timer_frees_when_idle)
+{
+	Path t;
+	/* Fresh: last used "never" (0), idle long ago. */
+	EXPECT_ACTS(t.timer(T0), IPC_ACT_FREE);
+	EXPECT_EQ(t.r.deadline_ms, IPC_NO_DEADLINE);
+}
+
+TEST(path_unknown, flush_and_destroy)
+{
+	Path t;
+	EXPECT_ACTS(t.flush(T0), 0);
+	EXPECT_EQ(t.state(), IPC_PATH_UNKNOWN);
+	EXPECT_ACTS(t.destroy(), IPC_ACT_FREE);
+}
+
+/* ---- RESOLVING -------------------------------------------------------- */
+
+TEST(path_resolving, tx_queues_then_drops_oldest_at_limit)
+{
+	Path t;
+	t.resolving();
+	for (int i = 1; i < t.c.queue_max; i++) {
+		EXPECT_ACTS(t.tx(T0 + i), IPC_ACT_QUEUE);
+		EXPECT_EQ(t.r.deadline_ms, T0 + t.c.query_timeout_ms);
+	}
+	EXPECT_EQ(t.p.queued, t.c.queue_max);
+	/* The newest data wins: drop the oldest, queue this one. */
+	EXPECT_ACTS(t.tx(T0 + 100), IPC_ACT_DROP_OLDEST | IPC_ACT_QUEUE);
+	EXPECT_EQ(t.r.reason, IPC_R_QUEUE_FULL);
+	EXPECT_EQ(t.p.queued, t.c.queue_max);
+	EXPECT_EQ(t.p.last_used_ms, T0 + 100);
+}
+
+TEST(path_resolving, zero_queue_drops)
+{
+	Path t;
+	t.c.queue_max = 0;
+	EXPECT_ACTS(t.tx(T0), IPC_ACT_START_QUERY | IPC_ACT_DROP);
+	EXPECT_EQ(t.r.reason, IPC_R_QUEUE_FULL);
+	EXPECT_EQ(t.p.queued, 0);
+	EXPECT_ACTS(t.tx(T0 + 1), IPC_ACT_DROP);
+}
+
+TEST(path_resolving, query_ok_flushes_to_valid)
+{
+	Path t;
+	t.resolving();
+	t.tx(T0 + 1);
+	auto &r = t.done(T0 + 50, 0);
+	EXPECT_ACTS(r, IPC_ACT_FLUSH_QUEUE);
+	EXPECT_EQ(t.state(), IPC_PATH_VALID);
+	EXPECT_EQ(t.p.queued, 0);
+	EXPECT_EQ(t.p.attempts, 0);
+	EXPECT_EQ(t.p.valid_since_ms, T0 + 50);
+	EXPECT_EQ(r.deadline_ms, T0 + 50 + t.c.revalidate_ms);
+}
+
+TEST(path_resolving, query_error_with_attempts_left_keeps_queue)
+{
+	Path t;
+	t.resolving();
+	auto &r = t.done(T0 + 5, -IPC_ETIMEDOUT);
+	EXPECT_ACTS(r, 0);
+	EXPECT_EQ(t.state(), IPC_PATH_FAILED);
+	EXPECT_EQ(t.p.queued, 1);
+	EXPECT_EQ(t.p.last_status, -IPC_ETIMEDOUT);
+	/* Equal jitter of attempt 1: [base/2, base]. */
+	EXPECT_GE(r.deadline_ms, T0 + 5 + t.c.backoff.base_ms / 2);
+	EXPECT_LE(r.deadline_ms, T0 + 5 + t.c.backoff.base_ms);
+}
+
+TEST(path_resolving, last_attempt_error_purges_no_route)
+{
+	Path t;
+	t.resolving();
+	for (int i = 1; i < t.c.max_attempts; i++) {
+		t.done(t.p.deadline_ms - 1, -IPC_ETIMEDOUT);
+		ASSERT_EQ(t.state(), IPC_PATH_FAILED);
+		auto &r = t.timer(t.p.deadline_ms);
+		EXPECT_ACTS(r, IPC_ACT_START_QUERY);
+		EXPECT_EQ(t.state(), IPC_PATH_RESOLVING);
+	}
+	EXPECT_EQ(t.p.attempts, t.c.max_attempts);
+	auto &r = t.done(T0 + 30000, -IPC_ENETUNREACH);
+	EXPECT_ACTS(r, IPC_ACT_PURGE_QUEUE);
+	EXPECT_EQ(r.reason, IPC_R_NO_ROUTE);
+	EXPECT_EQ(t.p.queued, 0);
+	EXPECT_EQ(t.state(), IPC_PATH_FAILED);
+	uint64_t d = ipc_backoff_ms(&t.c.backoff, t.c.max_attempts, nullptr);
+	EXPECT_LE(r.deadline_ms, T0 + 30000 + d);
+	EXPECT_GE(r.deadline_ms, T0 + 30000 + d / 2);
+}
+
+TEST(path_resolving, timer_early_is_a_no_op)
+{
+	Path t;
+	t.resolving();
+	auto &r = t.timer(T0 + 1);
+	EXPECT_ACTS(r, 0);
+	EXPECT_EQ(t.state(), IPC_PATH_RESOLVING);
+	EXPECT_EQ(r.deadline_ms, T0 + t.c.query_timeout_ms);
+}
+
+TEST(path_resolving, timer_at_timeout_cancels_and_backs_off)
+{
+	Path t;
+	t.resolving();
+	auto &r = t.timer(T0 + t.c.query_timeout_ms);
+	EXPECT_ACTS(r, IPC_ACT_CANCEL_QUERY);
+	EXPECT_EQ(t.state(), IPC_PATH_FAILED);
+	EXPECT_EQ(t.p.last_status, -IPC_ETIMEDOUT);
+	EXPECT_EQ(t.p.queued, 1);
+	EXPECT_GT(r.deadline_ms, T0 + t.c.query_timeout_ms);
+}
+
+TEST(path_resolving, flush_restarts_query_keeps_queue)
+{
+	Path t;
+	t.resolving();
+	t.tx(T0 + 1);
+	t.done(T0 + 2, -IPC_ETIMEDOUT);
+	t.timer(t.p.deadline_ms); /* attempt 2 running */
+	ASSERT_EQ(t.p.attempts, 2);
+	auto &r = t.flush(T0 + 5000);
+	EXPECT_ACTS(r, IPC_ACT_CANCEL_QUERY | IPC_ACT_START_QUERY);
+	EXPECT_EQ(t.state(), IPC_PATH_RESOLVING);
+	EXPECT_EQ(t.p.attempts, 1);
+	EXPECT_EQ(t.p.queued, 2);
+	EXPECT_EQ(r.deadline_ms, T0 + 5000 + t.c.query_timeout_ms);
+}
+
+TEST(path_resolving, destroy_cancels_and_purges_link_down)
+{
+	Path t;
+	t.resolving();
+	auto &r = t.destroy();
+	EXPECT_ACTS(r,
+		    IPC_ACT_CANCEL_QUERY | IPC_ACT_PURGE_QUEUE | IPC_ACT_FREE);
+	EXPECT_EQ(r.reason, IPC_R_LINK_DOWN);
+	EXPECT_EQ(t.p.queued, 0);
+	EXPECT_EQ(t.state(), IPC_PATH_UNKNOWN);
+}
+
+/* ---- VALID ------------------------------------------------------------ */
+
+TEST(path_valid, tx_sends_and_does_not_move_deadline)
+{
+	Path t;
+	t.valid();
+	uint64_t d = t.p.deadline_ms;
+	EXPECT_ACTS(t.tx(T0 + 20), IPC_ACT_SEND);
+	EXPECT_EQ(t.r.deadline_ms, d);
+	EXPECT_EQ(t.p.last_used_ms, T0 + 20);
+}
+
+TEST(path_valid, late_query_done_ignored)
+{
+	Path t;
+	t.valid();
+	EXPECT_ACTS(t.done(T0 + 20, 0), 0);
+	EXPECT_ACTS(t.done(T0 + 20, -IPC_EINVAL), 0);
+	EXPECT_EQ(t.state(), IPC_PATH_VALID);
+	EXPECT_EQ(t.p.valid_since_ms, T0 + 10);
+}
+
+TEST(path_valid, timer_before_revalidation_rearms)
+{
+	Path t;
+	t.valid();
+	auto &r = t.timer(T0 + 1000);
+	EXPECT_ACTS(r, 0);
+	EXPECT_EQ(r.deadline_ms, T0 + 10 + t.c.revalidate_ms);
+}
+
+TEST(path_valid, timer_at_revalidation_goes_stale_rfc4391_s9_4)
+{
+	Path t;
+	t.valid();
+	t.tx(T0 + 30000);
+	auto &r = t.timer(T0 + 10 + t.c.revalidate_ms);
+	EXPECT_ACTS(r, IPC_ACT_START_QUERY);
+	EXPECT_EQ(t.state(), IPC_PATH_STALE);
+	EXPECT_EQ(r.deadline_ms,
+		  T0 + 10 + t.c.revalidate_ms + t.c.query_timeout_ms);
+}
+
+TEST(path_valid, idle_frees_and_releases_handle)
+{
+	Path t;
+	t.c.revalidate_ms = 1000000; /* only idleness matters here */
+	t.valid();
+	EXPECT_EQ(t.p.deadline_ms, T0 + t.c.idle_ms); /* last used at T0 */
+	t.tx(T0 + 100);
+	/* Timer at the old idle deadline: used since, so rearmed. */
+	auto &r1 = t.timer(T0 + t.c.idle_ms);
+	EXPECT_ACTS(r1, 0);
+	EXPECT_EQ(r1.deadline_ms, T0 + 100 + t.c.idle_ms);
+	auto &r2 = t.timer(T0 + 100 + t.c.idle_ms);
+	EXPECT_ACTS(r2, IPC_ACT_RELEASE_AH | IPC_ACT_FREE);
+	EXPECT_EQ(t.state(), IPC_PATH_UNKNOWN);
+}
+
+TEST(path_valid, flush_keeps_handle_and_revalidates)
+{
+	Path t;
+	t.valid();
+	auto &r = t.flush(T0 + 100);
+	EXPECT_ACTS(r, IPC_ACT_START_QUERY);
+	EXPECT_EQ(t.state(), IPC_PATH_STALE);
+	EXPECT_ACTS(t.tx(T0 + 101), IPC_ACT_SEND);
+}
+
+TEST(path_valid, destroy_releases_handle)
+{
+	Path t;
+	t.valid();
+	EXPECT_ACTS(t.destroy(), IPC_ACT_RELEASE_AH | IPC_ACT_FREE);
+}
+
+/* ---- STALE ------------------------------------------------------------ */
+
+TEST(path_stale, tx_keeps_sending)
+{
+	Path t;
+	t.stale();
+	EXPECT_ACTS(t.tx(T0 + 70000), IPC_ACT_SEND);
+	EXPECT_EQ(t.p.queued, 0);
+}
+
+TEST(path_stale, query_ok_back_to_valid)
+{
+	Path t;
+	t.stale();
+	auto &r = t.done(T0 + 60100, 0);
+	EXPECT_ACTS(r, 0);
+	EXPECT_EQ(t.state(), IPC_PATH_VALID);
+	EXPECT_EQ(t.p.valid_since_ms, T0 + 60100);
+}
+
+TEST(path_stale, query_error_releases_handle_and_fails)
+{
+	Path t;
+	t.stale();
+	auto &r = t.done(T0 + 60100, -IPC_EHOSTUNREACH);
+	EXPECT_ACTS(r, IPC_ACT_RELEASE_AH);
+	EXPECT_EQ(t.state(), IPC_PATH_FAILED);
+	/* Attempts left: traffic now queues for the retry. */
+	EXPECT_ACTS(t.tx(T0 + 60200), IPC_ACT_QUEUE);
+	EXPECT_ACTS(t.timer(t.p.deadline_ms), IPC_ACT_START_QUERY);
+	EXPECT_EQ(t.state(), IPC_PATH_RESOLVING);
+	EXPECT_ACTS(t.done(t.p.deadline_ms - 1, 0), IPC_ACT_FLUSH_QUEUE);
+	EXPECT_EQ(t.state(), IPC_PATH_VALID);
+}
+
+TEST(path_stale, timer_early_no_op_then_timeout)
+{
+	Path t;
+	t.stale();
+	uint64_t d = t.p.deadline_ms;
+	EXPECT_ACTS(t.timer(d - 1), 0);
+	EXPECT_EQ(t.state(), IPC_PATH_STALE);
+	auto &r = t.timer(d);
+	EXPECT_ACTS(r, IPC_ACT_CANCEL_QUERY | IPC_ACT_RELEASE_AH);
+	EXPECT_EQ(t.state(), IPC_PATH_FAILED);
+	EXPECT_EQ(t.p.last_status, -IPC_ETIMEDOUT);
+}
+
+TEST(path_stale, flush_restarts_revalidation)
+{
+	Path t;
+	t.stale();
+	auto &r = t.flush(T0 + 61000);
+	EXPECT_ACTS(r, IPC_ACT_CANCEL_QUERY | IPC_ACT_START_QUERY);
+	EXPECT_EQ(t.state(), IPC_PATH_STALE);
+	EXPECT_EQ(t.p.attempts, 1);
+	EXPECT_EQ(r.deadline_ms, T0 + 61000 + t.c.query_timeout_ms);
+}
+
+TEST(path_stale, destroy)
+{
+	Path t;
+	t.stale();
+	EXPECT_ACTS(t.destroy(),
+		    IPC_ACT_CANCEL_QUERY | IPC_ACT_RELEASE_AH | IPC_ACT_FREE);
+}
+
+/* ---- FAILED, retrying --------------------------------------------------- */
+
+TEST(path_failed_retrying, tx_queues)
+{
+	Path t;
+	t.failed_retrying();
+	EXPECT_ACTS(t.tx(T0 + 20), IPC_ACT_QUEUE);
+	EXPECT_EQ(t.p.queued, 2);
+}
+
+TEST(path_failed_retrying, late_query_done_ignored)
+{
+	Path t;
+	t.failed_retrying();
+	EXPECT_ACTS(t.done(T0 + 20, 0), 0);
+	EXPECT_EQ(t.state(), IPC_PATH_FAILED);
+}
+
+TEST(path_failed_retrying, timer_retries_at_deadline_only)
+{
+	Path t;
+	t.failed_retrying();
+	uint64_t d = t.p.deadline_ms;
+	EXPECT_ACTS(t.timer(d - 1), 0);
+	EXPECT_ACTS(t.timer(d), IPC_ACT_START_QUERY);
+	EXPECT_EQ(t.state(), IPC_PATH_RESOLVING);
+	EXPECT_EQ(t.p.attempts, 2);
+	EXPECT_EQ(t.p.queued, 1);
+}
+
+TEST(path_failed_retrying, flush_retries_now)
+{
+	Path t;
+	t.failed_retrying();
+	EXPECT_ACTS(t.flush(T0 + 20), IPC_ACT_START_QUERY);
+	EXPECT_EQ(t.state(), IPC_PATH_RESOLVING);
+	EXPECT_EQ(t.p.attempts, 1);
+}
+
+TEST(path_failed_retrying, destroy_purges)
+{
+	Path t;
+	t.failed_retrying();
+	auto &r = t.destroy();
+	EXPECT_ACTS(r, IPC_ACT_PURGE_QUEUE | IPC_ACT_FREE);
+	EXPECT_EQ(r.reason, IPC_R_LINK_DOWN);
+}
+
+/* ---- FAILED, exhausted (hold-down) ---------------------------------- */
+
+TEST(path_failed_exhausted, tx_drops_until_deadline_then_requeries)
+{
+	Path t;
+	t.failed_exhausted();
+	EXPECT_EQ(t.p.queued, 0);
+	uint64_t d = t.p.deadline_ms;
+	auto &r = t.tx(d - 1);
+	EXPECT_ACTS(r, IPC_ACT_DROP);
+	EXPECT_EQ(r.reason, IPC_R_NO_ROUTE);
+	auto &r2 = t.tx(d);
+	EXPECT_ACTS(r2, IPC_ACT_START_QUERY | IPC_ACT_QUEUE);
+	EXPECT_EQ(t.state(), IPC_PATH_RESOLVING);
+	EXPECT_EQ(t.p.attempts, 1);
+}
+
+TEST(path_failed_exhausted, late_query_done_ignored)
+{
+	Path t;
+	t.failed_exhausted();
+	EXPECT_ACTS(t.done(T0 + 20, 0), 0);
+	EXPECT_EQ(t.state(), IPC_PATH_FAILED);
+}
+
+TEST(path_failed_exhausted, timer_ends_hold_down)
+{
+	Path t;
+	t.failed_exhausted();
+	uint64_t d = t.p.deadline_ms;
+	EXPECT_ACTS(t.timer(d - 1), 0);
+	auto &r = t.timer(d);
+	EXPECT_ACTS(r, 0);
+	EXPECT_EQ(t.state(), IPC_PATH_UNKNOWN);
+	EXPECT_EQ(t.p.attempts, 0);
+	EXPECT_EQ(r.deadline_ms, T0 + t.c.idle_ms);
+	/* Then an unused UNKNOWN path is freed when idle. */
+	EXPECT_ACTS(t.timer(T0 + t.c.idle_ms - 1), 0);
+	EXPECT_ACTS(t.timer(T0 + t.c.idle_ms), IPC_ACT_FREE);
+}
+
+TEST(path_failed_exhausted, timer_frees_if_already_idle)
+{
+	Path t;
+	t.c.idle_ms = 100;
+	t.failed_exhausted();
+	EXPECT_ACTS(t.timer(t.p.deadline_ms), IPC_ACT_FREE);
+}
+
+TEST(path_failed_exhausted, flush_forgets_hold_down)
+{
+	Path t;
+	t.failed_exhausted();
+	EXPECT_ACTS(t.flush(T0 + 20), 0);
+	EXPECT_EQ(t.state(), IPC_PATH_UNKNOWN);
+	EXPECT_ACTS(t.tx(T0 + 21), IPC_ACT_START_QUERY | IPC_ACT_QUEUE);
+}
+
+TEST(path_failed_exhausted, destroy)
+{
+	Path t;
+	t.failed_exhausted();
+	EXPECT_ACTS(t.destroy(), IPC_ACT_FREE);
+}
+
+TEST(path, zero_max_attempts_means_one)
+{
+	Path t;
+	t.c.max_attempts = 0;
+	t.resolving();
+	EXPECT_ACTS(t.done(T0 + 1, -IPC_ETIMEDOUT), IPC_ACT_PURGE_QUEUE);
+}
+
+TEST(path, attempts_saturate)
+{
+	Path t;
+	t.c.max_attempts = 0xffff;
+	t.resolving();
+	for (int i = 0; i < 300; i++) {
+		t.done(t.p.deadline_ms, -IPC_ETIMEDOUT);
+		t.timer(t.p.deadline_ms);
+	}
+	EXPECT_EQ(t.p.attempts, 0xff);
+}
+
+/* A state byte out of range is corrupt memory: every entry frees it. */
+TEST(path, corrupt_state_frees)
+{
+	for (int ev = 0; ev < 5; ev++) {
+		Path t;
+		t.p.state = IPC_PATH_STATE_COUNT;
+		const ipc_result *r = nullptr;
+		switch (ev) {
+		case 0:
+			r = &t.tx(T0);
+			break;
+		case 1:
+			r = &t.done(T0, 0);
+			break;
+		case 2:
+			r = &t.timer(T0);
+			break;
+		case 3:
+			r = &t.flush(T0);
+			break;
+		default:
+			r = &t.destroy();
+			break;
+		}
+		EXPECT_ACTS(*r, IPC_ACT_FREE) << ev;
+		EXPECT_EQ(t.state(), IPC_PATH_UNKNOWN);
+	}
+}
+
+TEST(path, deadlines_saturate_near_u64_max)
+{
+	Path t;
+	t.tx(IPC_NO_DEADLINE - 10);
+	EXPECT_EQ(t.r.deadline_ms, IPC_NO_DEADLINE - 1);
+}
+
+TEST(path, result_is_cleared_every_call)
+{
+	Path t;
+	t.r.actions = 0xffffffff;
+	t.r.reason = 99;
+	t.r.join_type = 4;
+	t.flush(T0);
+	EXPECT_EQ(t.r.actions, 0u);
+	EXPECT_EQ(t.r.reason, 0);
+	EXPECT_EQ(t.r.join_type, 0);
+}
+
+} // namespace
