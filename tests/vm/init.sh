@@ -82,8 +82,21 @@ budget=$((VM_TIMEOUT + VM_GRACE))
 	halt_now
 ) &
 
+# A repository cloned under /tmp or /run (CI may do that) would vanish
+# under the fresh tmpfs: keep it visible at the same path.
+keep_repo=
+case $VM_REPO in
+/tmp/*|/run/*)
+	mkdir -p /mnt/repo
+	mount -o bind "/host$VM_REPO" /mnt/repo || die "cannot see $VM_REPO"
+	keep_repo=1 ;;
+esac
 mount -t tmpfs -o mode=1777 tmpfs /host/tmp || die "tmpfs /tmp"
 mount -t tmpfs -o mode=755 tmpfs /host/run || die "tmpfs /run"
+if [ -n "$keep_repo" ]; then
+	mkdir -p "/host$VM_REPO"
+	mount -o bind /mnt/repo "/host$VM_REPO" || die "cannot bind $VM_REPO"
+fi
 mount -o bind /proc /host/proc || die "bind /proc"
 mount -o bind /sys /host/sys || die "bind /sys"
 mount -o bind /dev /host/dev || die "bind /dev"

@@ -301,3 +301,113 @@ kmemleak_scan() {
 	echo "$report"
 	fail "kmemleak reports suspected leaks"
 }
+
+# ---------------------------------------------------------------------------
+# Helpers for datapath.sh, teardown.sh and bench.sh.
+
+# kmsg MSG: log MSG and write it to the kernel log too, so that console.log
+# and dmesg.txt show which step the kernel lines around it belong to.
+kmsg() {
+	log "$*"
+	echo "scenario ${VM_SCENARIO:-?}: $*" > /dev/kmsg 2> /dev/null || true
+}
+
+# The kernel lines run.sh fails a scenario on (its BAD), for checks in the
+# middle of a scenario that name the step that caused them.
+KERNEL_BAD_RE='WARNING:|BUG:|Oops|general protection|KASAN|UBSAN|possible circular locking|lockdep|INFO: task .* blocked|kmemleak: .* new suspected memory leaks|Call Trace:|RCU stall|rcu_.*detected stall|soft lockup|hung_task|Kernel panic|unregister_netdevice: waiting for'
+
+# check_dmesg_clean WHAT: fail if the kernel log holds a warning, naming WHAT.
+check_dmesg_clean() {
+	local lines
+	lines=$(dmesg | grep -E -- "$KERNEL_BAD_RE" || true)
+	if [[ -n $lines ]]; then
+		echo "$lines"
+		fail "kernel warnings after $1"
+	fi
+	log "dmesg clean after $1"
+}
+
+# link_addr NS IF: the interface's hardware address (20 bytes for IPoIB).
+link_addr() {
+	ip -n "$1" -o link show dev "$2" |
+		awk '{ for (i = 1; i < NF; i++) if ($i ~ /^link\//) { print $(i + 1); found = 1 } }
+		     END { exit !found }'
+}
+
+# ns_tcp_listening NS PORT: something listens on TCP PORT in NS.
+ns_tcp_listening() {
+	ip netns exec "$1" ss -Hltn "sport = :$2" | grep -q .
+}
+
+# if_stat NS IF rx_bytes|tx_bytes|rx_packets|...: one counter of IF in NS.
+if_stat() {
+	ip netns exec "$1" cat "/sys/class/net/$2/statistics/$3"
+}
+
+# iperf3_run SRV_NS SRV_ADDR CLI_NS LOG [iperf3 client options]: a one-off
+# iperf3 server in SRV_NS, the client in CLI_NS (-f m, output in LOG), both
+# bounded in time. Port from IPERF3_PORT (default 5201).
+iperf3_run() {
+	local sns=$1 addr=$2 cns=$3 out=$4 port=${IPERF3_PORT:-5201} spid rc=0
+	shift 4
+	ns_exec "$sns" timeout 120 iperf3 -s -1 -p "$port" > "$out.server" 2>&1 &
+	spid=$!
+	wait_for 30 "the iperf3 server in $sns" ns_tcp_listening "$sns" "$port"
+	log "\$ ip netns exec $cns iperf3 -c $addr -p $port -f m $*"
+	ns_exec "$cns" timeout 120 iperf3 -c "$addr" -p "$port" -f m "$@" > "$out" 2>&1 || rc=$?
+	cat "$out"
+	if ((rc != 0)); then
+		sed 's/^/server: /' "$out.server"
+		fail "iperf3 client in $cns to $addr exited $rc"
+	fi
+	wait "$spid" || { rc=$?; sed 's/^/server: /' "$out.server"; fail "iperf3 server in $sns exited $rc"; }
+}
+
+# iperf3_mbps LOG sender|receiver: the summary bitrate in Mbits/sec.
+iperf3_mbps() {
+	awk -v side="$2" '$NF == side { for (i = 1; i < NF; i++) if ($i == "Mbits/sec") { v = $(i - 1) } }
+		END { if (v == "") exit 1; print v }' "$1"
+}
+
+# iperf3_udp_loss LOG: the receiver's UDP loss in percent ("416/4436 (9.4%)").
+iperf3_udp_loss() {
+	awk '$NF == "receiver" { for (i = 1; i <= NF; i++) if ($i ~ /^\([0-9.e+-]+%\)$/) { v = $i } }
+		END { if (v == "") exit 1; gsub(/[()%]/, "", v); print v }' "$1"
+}
+
+# ping_fails_cleanly NS ADDR [ping options]: no echo reply comes back, and
+# ping says so in bounded time (exit 1), rather than hanging or erroring.
+ping_fails_cleanly() {
+	local ns=$1 addr=$2 out rc=0
+	shift 2
+	log "\$ ! ip netns exec $ns ping -c 3 -i 0.3 -W 2 $* $addr"
+	out=$(ns_exec "$ns" timeout 30 ping -c 3 -i 0.3 -W 2 "$@" "$addr" 2>&1) || rc=$?
+	echo "$out"
+	case $rc in
+	0) fail "ping $addr from $ns got replies, expected none" ;;
+	1) log "no reply from $addr, as expected" ;;
+	124) fail "ping $addr from $ns hung (killed after 30 s)" ;;
+	*) fail "ping $addr from $ns exited $rc, expected 1 (no reply)" ;;
+	esac
+}
+
+# ipoib_attach DEV NS ADDR4/LEN ADDR6/LEN: wait for the interface of DEV
+# (port 1) in the initial namespace, move it into NS, bring it up, wait for
+# the carrier and add the addresses. Sets IPOIB_IF to its name.
+ipoib_attach() {
+	local dev=$1 ns=$2 a4=$3 a6=$4
+	IPOIB_IF=$(wait_ipoib_if "$dev")
+	log "$dev -> $IPOIB_IF, into $ns"
+	ns_move "$IPOIB_IF" "$ns"
+	check ip -n "$ns" link set dev "$IPOIB_IF" up
+	wait_for 30 "carrier on $IPOIB_IF in $ns" has_carrier "$ns" "$IPOIB_IF"
+	check ip -n "$ns" addr add "$a4" dev "$IPOIB_IF"
+	check ip -n "$ns" addr add "$a6" dev "$IPOIB_IF" nodad
+}
+
+# ping_works NS ADDR [ping options]: one echo answered (for wait_for).
+ping_works() {
+	local ns=$1 addr=$2
+	shift 2
+	ns_exec "$ns" ping -c 1 -W 2 "$@" "$addr" > /dev/null 2>&1
+}

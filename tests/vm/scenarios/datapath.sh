@@ -1,0 +1,260 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# datapath: what an administrator sees of ipoib_ng interfaces with the usual
+# tools. ping.sh's topology; the tools run in n1 and n2 against the peer.
+#
+#   ip -d link   link/infiniband, 20-byte address (QPN + port GID), the
+#                IPv4 broadcast address, "ipoib pkey 0xffff mode datagram"
+#   arping       3 requests each way, 3 replies carrying the peer's address
+#   ip neigh     20-byte lladdr entries both ways, equal to the peer's address
+#   tcpdump      decoded ARP, ICMP and ICMPv6 (ND, echo) with addresses
+#   iperf3       TCP and UDP, both directions, 3 s each
+#   MTU          4092 (the maximum) with DF, fragmentation, 1280 with DF,
+#                refused values (above the maximum, below 68)
+#   down/up      5 cycles, ping after each, the address (QPN) unchanged
+#
+#  +------------ n1 ------------+             +------------ n2 ------------+
+#  |  $IB1 (ipoib_ng on rxe0)   |             |  $IB2 (ipoib_ng on rxe1)   |
+#  |  10.1.0.1/24  fd00::1/64   |             |  10.1.0.2/24  fd00::2/64   |
+#  |  tcpdump, arping, iperf3   |             |  iperf3 -s, arping         |
+#  +-------------|--------------+             +--------------|-------------+
+#                |         IPoIB over UD (QPN + GID)         |
+#  +-------------|------------ initial namespace ------------|-------------+
+#  |           rxe0                                         rxe1           |
+#  |             |              RoCEv2, UDP 4791              |            |
+#  |            va  <============ veth, MTU 9000 ===========>  vb           |
+#  +-----------------------------------------------------------------------+
+
+# shellcheck source=SCRIPTDIR/../lib.sh
+. "$(dirname "$0")/../lib.sh"
+
+# UDP rate well below what TCP reaches under TCG (~50-100 Mbit/s), and the
+# loss iperf3 may report at that rate before the datapath is suspect.
+UDP_RATE=${UDP_RATE:-20M}
+UDP_MAX_LOSS=${UDP_MAX_LOSS:-20}
+BCAST='00:ff:ff:ff:ff:12:40:1b:ff:ff:00:00:00:00:00:00:ff:ff:ff:ff'
+
+setup_ipoib_netns_pair
+
+# gid_bytes DEV: port 1 GID 0 of DEV as colon-separated bytes, lower case.
+gid_bytes() {
+	sed 's/://g; s/../&:/g; s/:$//' "/sys/class/infiniband/$1/ports/1/gids/0"
+}
+
+# check_link NS IF RXE: ip -d link show, parsed.
+check_link() {
+	local ns=$1 ifc=$2 rxe=$3 out addr gid
+	out=$(ip -n "$ns" -d link show dev "$ifc")
+	echo "$out"
+	[[ $out == *" link/infiniband "* ]] || fail "$ifc: not link/infiniband"
+	[[ $out =~ link/infiniband\ (([0-9a-f]{2}:){19}[0-9a-f]{2})\ brd\ (([0-9a-f]{2}:){19}[0-9a-f]{2}) ]] ||
+		fail "$ifc: no 20-byte address and broadcast address"
+	addr=${BASH_REMATCH[1]}
+	[[ ${BASH_REMATCH[3]} == "$BCAST" ]] ||
+		fail "$ifc: broadcast ${BASH_REMATCH[3]}, expected $BCAST (QPN 0xffffff, ff12:401b:ffff::ffff:ffff)"
+	[[ $out == *"ipoib pkey 0xffff mode datagram"* ]] ||
+		fail "$ifc: no 'ipoib pkey 0xffff mode datagram' in ip -d link"
+	[[ $out =~ \ mtu\ 4092\  ]] || fail "$ifc: MTU is not 4092 (IB MTU 4096 on a veth MTU 9000)"
+	[[ $out == *"minmtu 68 maxmtu 4092"* ]] || fail "$ifc: not 'minmtu 68 maxmtu 4092'"
+	gid=$(gid_bytes "$rxe")
+	[[ ${addr:12} == "$gid" ]] || fail "$ifc: address $addr does not end with $rxe's GID 0 $gid"
+	[[ ${addr:0:2} == 00 && ${addr:3:8} != 00:00:00 ]] ||
+		fail "$ifc: address $addr: flags byte not 0 or QPN 0"
+	log "$ifc: QPN 0x${addr:3:8}, GID 0 of $rxe, broadcast and P_Key as expected"
+	[[ $(ns_exec "$ns" cat "/sys/class/net/$ifc/type") == 32 ]] || fail "$ifc: type is not ARPHRD_INFINIBAND (32)"
+	[[ $(ns_exec "$ns" cat "/sys/class/net/$ifc/addr_len") == 20 ]] || fail "$ifc: addr_len is not 20"
+	[[ $(ns_exec "$ns" cat "/sys/class/net/$ifc/ibdev") == "$rxe" ]] || fail "$ifc: sysfs ibdev is not $rxe"
+	[[ $(ns_exec "$ns" cat "/sys/class/net/$ifc/ibport") == 1 ]] || fail "$ifc: sysfs ibport is not 1"
+	[[ $(ns_exec "$ns" cat "/sys/class/net/$ifc/pkey") == 0xffff ]] || fail "$ifc: sysfs pkey is not 0xffff"
+	[[ $(ns_exec "$ns" cat "/sys/class/net/$ifc/mode") == datagram ]] || fail "$ifc: sysfs mode is not datagram"
+}
+
+kmsg "link: ip -d link show, sysfs"
+check_link n1 "$IB1" rxe0
+check_link n2 "$IB2" rxe1
+ADDR1=$(link_addr n1 "$IB1")
+ADDR2=$(link_addr n2 "$IB2")
+log "$IB1 $ADDR1"
+log "$IB2 $ADDR2"
+check ns_exec n1 ethtool -i "$IB1"
+# ib_ipoib's parent interfaces cannot be deleted either: refused or a no-op.
+log "\$ ip -n n1 link delete dev $IB1 (must not delete it)"
+ip -n n1 link delete dev "$IB1" || true
+check ip -n n1 link show dev "$IB1" > /dev/null
+has_carrier n1 "$IB1" || fail "$IB1 lost its carrier after 'ip link delete'"
+
+# check_arping NS IF ADDR PEER_HWADDR: 3 requests, 3 replies from PEER_HWADDR.
+check_arping() {
+	local ns=$1 ifc=$2 addr=$3 peer=$4 out rc=0 n
+	log "\$ ip netns exec $ns arping -I $ifc -c 3 $addr"
+	out=$(ns_exec "$ns" timeout 30 arping -I "$ifc" -c 3 -w 20 "$addr" 2>&1) || rc=$?
+	echo "$out"
+	((rc == 0)) || fail "arping $addr from $ns exited $rc"
+	[[ $out == *"Received 3 response(s)"* ]] || fail "arping $addr from $ns: not 3 replies"
+	n=$(grep -ci "reply from $addr \[${peer}\]" <<< "$out" || true)
+	((n == 3)) || fail "arping $addr from $ns: $n of 3 replies carry the peer's address $peer"
+}
+
+kmsg "arping"
+check_arping n1 "$IB1" 10.1.0.2 "$ADDR2"
+check_arping n2 "$IB2" 10.1.0.1 "$ADDR1"
+
+# check_neigh_is NS IF ADDR HWADDR: the neighbour entry holds HWADDR.
+check_neigh_is() {
+	check_neigh "$1" "$2" "$3"
+	[[ $(ip -n "$1" neigh show "$3" dev "$2") == *"lladdr $4 "* ]] ||
+		fail "$1: neighbour $3 is not at the peer's address $4"
+}
+
+kmsg "neighbours"
+check_ping n1 fd00::2
+check_ping n2 fd00::1
+check_neigh_is n1 "$IB1" 10.1.0.2 "$ADDR2"
+check_neigh_is n2 "$IB2" 10.1.0.1 "$ADDR1"
+check_neigh_is n1 "$IB1" fd00::2 "$ADDR2"
+check_neigh_is n2 "$IB2" fd00::1 "$ADDR1"
+
+kmsg "tcpdump on $IB1 while resolving and pinging"
+check ip -n n1 neigh flush dev "$IB1"
+check ip -n n2 neigh flush dev "$IB2"
+cap=$VM_OUT/tcpdump-$IB1.txt
+# ip netns exec execs timeout, which passes SIGTERM on to tcpdump.
+ip netns exec n1 timeout 90 tcpdump -l -i "$IB1" -nn -e -c 60 'arp or icmp or icmp6' \
+	> "$cap" 2> /tmp/tcpdump.err &
+tdpid=$!
+wait_for 30 "tcpdump to listen" grep -q 'listening on' /tmp/tcpdump.err
+check_ping n1 10.1.0.2
+check_ping n1 fd00::2
+sleep 1
+kill -TERM "$tdpid" 2> /dev/null || true
+wait "$tdpid" || true
+cat /tmp/tcpdump.err
+log "capture ($cap):"
+cat "$cap"
+# expect_line WHAT ERE: a line of the capture matches.
+expect_line() {
+	grep -Eq -- "$2" "$cap" || fail "tcpdump: no $1 (/$2/) in the capture"
+	log "tcpdump: $1: $(grep -Ec -- "$2" "$cap") line(s)"
+}
+grep -q 'link-type LINUX_SLL' /tmp/tcpdump.err || fail "tcpdump: not a cooked (LINUX_SLL) capture"
+expect_line "ARP request" 'ethertype ARP .*Request who-has 10\.1\.0\.2 .*tell 10\.1\.0\.1'
+expect_line "ARP reply with the peer's address" "ethertype ARP .*Reply 10\.1\.0\.2 is-at $ADDR2"
+expect_line "ICMP echo request" 'ethertype IPv4 .*10\.1\.0\.1 > 10\.1\.0\.2: ICMP echo request'
+expect_line "ICMP echo reply" 'ethertype IPv4 .*10\.1\.0\.2 > 10\.1\.0\.1: ICMP echo reply'
+expect_line "ICMP6 neighbor solicitation" 'ethertype IPv6 .* > ff02::1:ff00:2: ICMP6, neighbor solicitation, who has fd00::2'
+expect_line "ICMP6 neighbor advertisement" 'ethertype IPv6 .*fd00::2 > [0-9a-f:]+: ICMP6, neighbor advertisement, tgt is fd00::2'
+expect_line "ICMP6 echo request" 'ethertype IPv6 .*fd00::1 > fd00::2: ICMP6, echo request'
+expect_line "ICMP6 echo reply" 'ethertype IPv6 .*fd00::2 > fd00::1: ICMP6, echo reply'
+expect_line "outgoing packets" ' Out ethertype '
+expect_line "incoming packets" ' In ethertype '
+
+kmsg "iperf3"
+figures=()
+# iperf3_check NAME LOG udp|tcp: nonzero goodput, bounded UDP loss.
+iperf3_check() {
+	local name=$1 out=$2 mbps loss
+	mbps=$(iperf3_mbps "$out" receiver) || fail "$name: no receiver bitrate in the iperf3 output"
+	awk -v v="$mbps" 'BEGIN { exit !(v > 0) }' || fail "$name: receiver goodput $mbps Mbit/s"
+	if [[ $3 == udp ]]; then
+		loss=$(iperf3_udp_loss "$out") || fail "$name: no UDP loss figure in the iperf3 output"
+		awk -v v="$loss" -v m="$UDP_MAX_LOSS" 'BEGIN { exit !(v <= m) }' ||
+			fail "$name: UDP loss $loss% above $UDP_MAX_LOSS%"
+		figures+=("$name: $mbps Mbit/s received, loss $loss% (sent at $UDP_RATE)")
+	else
+		figures+=("$name: $mbps Mbit/s received")
+	fi
+	log "${figures[-1]}"
+}
+iperf3_run n2 10.1.0.2 n1 /tmp/tcp-12.log -t 3
+iperf3_check "TCP n1 -> n2" /tmp/tcp-12.log tcp
+iperf3_run n2 10.1.0.2 n1 /tmp/tcp-21.log -t 3 -R
+iperf3_check "TCP n2 -> n1" /tmp/tcp-21.log tcp
+iperf3_run n2 10.1.0.2 n1 /tmp/udp-12.log -t 3 -u -b "$UDP_RATE"
+iperf3_check "UDP n1 -> n2" /tmp/udp-12.log udp
+iperf3_run n2 10.1.0.2 n1 /tmp/udp-21.log -t 3 -u -b "$UDP_RATE" -R
+iperf3_check "UDP n2 -> n1" /tmp/udp-21.log udp
+iperf3_run n1 fd00::1 n2 /tmp/tcp6-21.log -t 3
+iperf3_check "TCP/IPv6 n2 -> n1" /tmp/tcp6-21.log tcp
+printf 'iperf3: %s\n' "${figures[@]}" | tee "$VM_OUT/iperf3.txt"
+
+# mtu_is NS IF N
+mtu_is() {
+	[[ $(ns_exec "$1" cat "/sys/class/net/$2/mtu") == "$3" ]] ||
+		fail "$2 in $1: MTU $(ns_exec "$1" cat "/sys/class/net/$2/mtu"), expected $3"
+}
+
+# check_ping_too_big NS ADDR SIZE MTU: ping -M do -s SIZE fails locally.
+check_ping_too_big() {
+	local out rc=0
+	log "\$ ! ip netns exec $1 ping -c 2 -W 2 -M do -s $3 $2"
+	out=$(ns_exec "$1" timeout 30 ping -c 2 -i 0.3 -W 2 -M do -s "$3" "$2" 2>&1) || rc=$?
+	echo "$out"
+	((rc != 0 && rc != 124)) || fail "ping -M do -s $3 from $1 exited $rc, expected a failure"
+	[[ $out == *"message too long, mtu=$4"* ]] ||
+		fail "ping -M do -s $3 from $1 did not fail locally with 'message too long, mtu=$4'"
+}
+
+kmsg "MTU"
+check ip -n n1 link set dev "$IB1" mtu 4092
+check ip -n n2 link set dev "$IB2" mtu 4092
+check_ping n1 10.1.0.2 -s 4000 -M do
+check_ping n2 10.1.0.1 -s 4000 -M do
+check_ping n1 fd00::2 -s 4000 -M do
+check_ping n1 10.1.0.2 -s 4064 -M do
+check_ping_too_big n1 10.1.0.2 4065 4092
+# Larger than the MTU without DF: IPv4 and IPv6 fragments.
+check_ping n1 10.1.0.2 -s 9000
+check_ping n2 fd00::1 -s 9000
+check_fails ip -n n1 link set dev "$IB1" mtu 4093
+check_fails ip -n n1 link set dev "$IB1" mtu 5000
+check_fails ip -n n1 link set dev "$IB1" mtu 67
+mtu_is n1 "$IB1" 4092
+check ip -n n1 link set dev "$IB1" mtu 1280
+mtu_is n1 "$IB1" 1280
+check_ping n1 10.1.0.2 -s 1200
+check_ping n1 10.1.0.2 -s 1252 -M do
+check_ping_too_big n1 10.1.0.2 1300 1280
+check_ping n1 fd00::2 -s 1232 -M do
+check_ping n1 10.1.0.2 -s 3000
+check ip -n n1 link set dev "$IB1" mtu 4092
+check_ping n1 10.1.0.2 -s 4000 -M do
+
+kmsg "down/up cycles"
+for i in 1 2 3 4 5; do
+	if ((i % 2)); then ns=n1 ifc=$IB1 addr=$ADDR1 peer=10.1.0.2; else ns=n2 ifc=$IB2 addr=$ADDR2 peer=10.1.0.1; fi
+	log "cycle $i: $ifc in $ns"
+	check ip -n "$ns" link set dev "$ifc" down
+	! has_carrier "$ns" "$ifc" || fail "$ifc still has a carrier while down"
+	check ip -n "$ns" link set dev "$ifc" up
+	wait_for 30 "carrier on $ifc in $ns" has_carrier "$ns" "$ifc"
+	check_ping "$ns" "$peer"
+	[[ $(link_addr "$ns" "$ifc") == "$addr" ]] ||
+		fail "$ifc: address changed across down/up: $(link_addr "$ns" "$ifc"), was $addr"
+done
+# IPv6 after the cycles: link-local comes back by itself; fd00:: is re-added
+# (addresses are flushed on down unless keep_addr_on_down).
+wait_for 30 "link-local address on $IB1 in n1" ll_addr6 n1 "$IB1"
+wait_for 30 "link-local address on $IB2 in n2" ll_addr6 n2 "$IB2"
+check_ping n1 "$(ll_addr6 n2 "$IB2")%$IB1" -6
+check ip -n n1 addr replace fd00::1/64 dev "$IB1" nodad
+check ip -n n2 addr replace fd00::2/64 dev "$IB2" nodad
+check_ping n1 fd00::2
+check_ping n2 fd00::1
+
+kmsg "counters"
+for pair in "n1 $IB1" "n2 $IB2"; do
+	read -r ns ifc <<< "$pair"
+	check ip -n "$ns" -s link show dev "$ifc"
+	for c in rx_packets tx_packets rx_bytes tx_bytes; do
+		(($(if_stat "$ns" "$ifc" $c) > 0)) || fail "$ifc: $c is 0"
+	done
+done
+check_dmesg_clean "the datapath checks"
+
+kmsg "unload with the interfaces in n1 and n2"
+unload_ipoib
+check_fails ip -n n1 link show dev "$IB1"
+check_fails ip -n n2 link show dev "$IB2"
+
+log "datapath: PASS"
