@@ -93,8 +93,8 @@ ensure_src() {
 
 cache_ok() { [ -f "$OUT/bzImage" ] && [ -f "$OUT/build/Makefile" ]; }
 
-if cache_ok && [ "$CONFIG_ONLY" = 0 ]; then
-    [ -f "$SRC/Makefile" ] || { [ "$CACHED_ONLY" = 1 ] && exit 1; _LOUD=1; ensure_src; }
+# Warm path: no lock, no make (KDIR also needs the unpacked source).
+if cache_ok && [ -f "$SRC/Makefile" ] && [ "$CONFIG_ONLY" = 0 ]; then
     log "cached: $OUT ($(cat "$OUT/kernel.release"))"
     echo "$OUT"
     exit 0
@@ -109,8 +109,8 @@ if ! flock -n 9; then
     log "another test-kernel build holds $CACHE_ROOT/kernel/.lock; waiting"
     flock 9
 fi
-if cache_ok && [ "$CONFIG_ONLY" = 0 ]; then   # built by whoever held the lock
-    ensure_src; log "cached: $OUT"; echo "$OUT"; exit 0
+if cache_ok && [ "$CONFIG_ONLY" = 0 ]; then   # built by whoever held the lock, or source gone
+    ensure_src; log "cached: $OUT ($(cat "$OUT/kernel.release"))"; echo "$OUT"; exit 0
 fi
 
 for t in bc bison flex make perl depmod; do
@@ -168,15 +168,15 @@ apply_fragment() {
             *) args+=(--set-val "$sym" "$val") ;;
         esac
     done <<<"$EFFECTIVE"
-    "$SRC/scripts/config" --file "$OBJ/.config" "${args[@]}"
+    "$SRC/scripts/config" --file "$CFGDIR/.config" "${args[@]}"
 }
 
 verify_config() {
     local sym want got bad=()
     while IFS=$'\t' read -r sym want; do
-        got=$(grep -m1 "^CONFIG_$sym=" "$OBJ/.config" | cut -d= -f2-) || true
+        got=$(grep -m1 "^CONFIG_$sym=" "$CFGDIR/.config" | cut -d= -f2-) || true
         if [ -z "$got" ]; then
-            if grep -q "^# CONFIG_$sym is not set" "$OBJ/.config"; then got=n; else got="n (absent)"; fi
+            if grep -q "^# CONFIG_$sym is not set" "$CFGDIR/.config"; then got=n; else got="n (absent)"; fi
         fi
         case "$want" in
             n) case "$got" in n*) ;; *) bad+=("CONFIG_$sym: want n, got $got") ;; esac ;;
@@ -184,7 +184,7 @@ verify_config() {
         esac
     done <<<"$EFFECTIVE"
     if [ ${#bad[@]} -gt 0 ]; then
-        echo "test-kernel: ERROR: ${#bad[@]} option(s) from the fragment did not land in $OBJ/.config" >&2
+        echo "test-kernel: ERROR: ${#bad[@]} option(s) from the fragment did not land in $CFGDIR/.config" >&2
         echo "test-kernel: (dependencies unmet, or a choice/select overrides them):" >&2
         printf '  %s\n' "${bad[@]}" >&2
         return 1
@@ -193,22 +193,31 @@ verify_config() {
 
 T0=$(date +%s)
 log "configuring $FLAVOUR kernel in $OBJ (tinyconfig + $(basename -a "${FRAGMENTS[@]}" | tr '\n' ' '))"
-kmake O="$OBJ" tinyconfig
+# The config is made in a small scratch O= dir and copied over the kept build tree's .config
+# only when it differs, so an unchanged config there rebuilds nothing.
+CFGDIR="$OBJ.config"
+mkdir -p "$CFGDIR"
+kmake O="$CFGDIR" tinyconfig
 # Twice: an option whose dependency is only enabled by the first pass sticks on the second.
 for pass in 1 2; do
     apply_fragment
-    kmake O="$OBJ" olddefconfig
+    kmake O="$CFGDIR" olddefconfig
 done
 verify_config || die "config verification failed (see above); fix the fragment"
-cp "$OBJ/.config" "$OBJ/config.verified"
 log "config verified: $(wc -l <<<"$EFFECTIVE") options"
-[ "$CONFIG_ONLY" = 1 ] && { log "--config-only: $OBJ/.config"; exit 0; }
+[ "$CONFIG_ONLY" = 1 ] && { log "--config-only: $CFGDIR/.config"; exit 0; }
+if cmp -s "$CFGDIR/.config" "$OBJ/.config"; then
+    log "config unchanged in the kept build tree $OBJ: incremental build"
+else
+    cp "$CFGDIR/.config" "$OBJ/.config"
+fi
 
 log "building bzImage + modules with -j$JOBS (debug: ~9-15 min; log: $LOG)"
 T1=$(date +%s)
 kmake O="$OBJ" -j"$JOBS" bzImage modules
 T2=$(date +%s)
-log "kernel built in $((T2 - T1)) s"
+times > "$OBJ/.times"; CPU=$(tail -n1 "$OBJ/.times")   # children's user and system CPU time (make and compilers)
+log "kernel built in $((T2 - T1)) s wall (CPU of children so far: $CPU)"
 
 KREL=$(cat "$OBJ/include/config/kernel.release")
 TMP="$CACHE_ROOT/kernel/.tmp-$KEY-$$"
@@ -249,6 +258,7 @@ T3=$(date +%s)
     echo "source=$SRC"
     echo "built=$(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname), -j$JOBS"
     echo "seconds_config=$((T1 - T0)) seconds_make=$((T2 - T1)) seconds_total=$((T3 - T0))"
+    echo "children_cpu_user_sys=$CPU"
 } > "$TMP/build-info.txt"
 
 rm -rf "$OUT"   # cannot exist (cache_ok was false) unless a half-removed entry

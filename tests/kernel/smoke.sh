@@ -8,7 +8,8 @@
 #
 #   tests/kernel/smoke.sh [CACHE_DIR]     (default: tests/kernel/build.sh --cached-only)
 #
-# Env: SMOKE_TIMEOUT (s, default 300), SMOKE_KEEP=1 keeps the work dir, SMOKE_NO_SCAN=1 skips
+# Env: SMOKE_MODULE=/path/x.ko also insmods/rmmods that module (e.g. built against build/),
+# SMOKE_TIMEOUT (s, default 300), SMOKE_KEEP=1 keeps the work dir, SMOKE_NO_SCAN=1 skips
 # the kmemleak scan (20-25 s under TCG).
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -31,6 +32,11 @@ for b in /usr/sbin/ip /usr/bin/rdma; do
         mkdir -p "$R$(dirname "$l")"; cp -L "$l" "$R$l"
     done
 done
+EXTRA=
+if [ -n "${SMOKE_MODULE:-}" ]; then
+    cp "$SMOKE_MODULE" "$R/extra.ko"
+    EXTRA="r insmod /extra.ko; r rmmod $(basename "$SMOKE_MODULE" .ko)"
+fi
 cat > "$R/init" <<EOF
 #!/bin/busybox sh
 /bin/busybox --install -s /bin
@@ -44,7 +50,7 @@ r() { if "\$@" >/tmp/out 2>&1; then echo "SMOKE ok: \$*"; else echo "SMOKE FAIL:
 echo "SMOKE uname=\$(uname -r) uptime=\$(cut -d' ' -f1 /proc/uptime)"
 r test "\$(uname -r)" = "$KREL"
 r test -d /sys/kernel/debug/kunit
-for m in virtio_pci 9pnet_virtio 9p; do r modprobe \$m; done
+for m in virtio_pci 9pnet_virtio 9p crc32_generic; do r modprobe \$m; done
 for m in rdma_rxe veth bridge bonding ib_uverbs; do r modprobe \$m; done
 if [ -x /sbin/host-ip ] && [ -x /sbin/host-rdma ]; then
     r host-ip link add va type veth peer name vb
@@ -56,6 +62,7 @@ if [ -x /sbin/host-ip ] && [ -x /sbin/host-rdma ]; then
     r host-rdma link delete rxe0
 fi
 r rmmod rdma_rxe
+$EXTRA
 if [ "$FLAVOUR" = debug ]; then
     r test -e /sys/kernel/debug/kmemleak
     r test -d /sys/kernel/debug/failslab

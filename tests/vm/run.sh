@@ -90,7 +90,7 @@ host_path() {
 	p=$(readlink -f -- "$1") || die "$1: no such file"
 	[[ -e $p ]] || die "$1: no such file"
 	case $p in
-	"$REPO"/*) ;;	# the VM keeps the repository visible (init.sh)
+	"$REPO" | "$REPO"/*) ;;	# the VM keeps the repository visible (init.sh)
 	/tmp|/tmp/*|/run|/run/*) die "$p is under /tmp or /run, which the VM does not share" ;;
 	esac
 	echo "$p"
