@@ -44,6 +44,8 @@ install: module
 # Every test. Order: cheapest first, so a broken core fails in minutes.
 check: setup
 	$(MAKE) core-check
+	$(MAKE) core-bench
+	$(MAKE) scale-model
 	$(MAKE) module-check
 	$(MAKE) dkms-check
 	$(MAKE) module
