@@ -292,6 +292,7 @@ void ipn_tx_ring_drain(struct ipn_priv *priv);
 int ipn_send(struct ipn_priv *priv, struct sk_buff *skb, struct ipn_ah *ah,
 	     u32 qpn);
 void ipn_tx_timeout(struct net_device *dev, unsigned int txqueue);
+void ipn_xmit_list(struct sk_buff_head *list);
 
 /* path.c */
 struct ipn_path *ipn_path_get(struct ipn_priv *priv, const u8 *gid);

@@ -147,14 +147,6 @@ out:
 		ipn_link_apply(priv, link_act);
 }
 
-static void ipn_mcast_xmit_list(struct sk_buff_head *list)
-{
-	struct sk_buff *skb;
-
-	while ((skb = __skb_dequeue(list)))
-		dev_queue_xmit(skb);
-}
-
 /* Run pending backend operations. Control context (rtnl, ctl_mutex). */
 void ipn_mcast_run(struct ipn_priv *priv)
 {
@@ -198,7 +190,7 @@ void ipn_mcast_run(struct ipn_priv *priv)
 					    mc->mgid, ret);
 			mc->attached = !ret;
 		}
-		ipn_mcast_xmit_list(&flush);
+		ipn_xmit_list(&flush);
 		if (ops & IPN_OP_FREE) {
 			if (mc->attached) {
 				priv->ops->detach(priv, mc);

@@ -119,15 +119,6 @@ void ipn_path_query_complete(struct ipn_priv *priv, struct ipn_path *path,
 	ipn_ah_put(old);
 }
 
-/* Re-inject queued packets: xmit finds the path valid now. */
-static void ipn_path_xmit_list(struct sk_buff_head *list)
-{
-	struct sk_buff *skb;
-
-	while ((skb = __skb_dequeue(list)))
-		dev_queue_xmit(skb);
-}
-
 /* Run pending operations. Control context (rtnl, ctl_mutex). */
 void ipn_path_run(struct ipn_priv *priv)
 {
@@ -159,7 +150,7 @@ void ipn_path_run(struct ipn_priv *priv)
 		}
 		if ((ops & IPN_OP_DONE) && !(ops & IPN_OP_FREE))
 			ipn_path_query_complete(priv, path, path->query_status);
-		ipn_path_xmit_list(&flush);
+		ipn_xmit_list(&flush);
 		if (ops & IPN_OP_FREE) {
 			if (path->querying)
 				priv->ops->path_cancel(priv, path);

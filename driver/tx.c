@@ -214,6 +214,18 @@ drop_locked:
 	return NETDEV_TX_OK;
 }
 
+/*
+ * Re-inject packets that waited for a path or a join (pseudo header
+ * intact): xmit asks the core again. Process context.
+ */
+void ipn_xmit_list(struct sk_buff_head *list)
+{
+	struct sk_buff *skb;
+
+	while ((skb = __skb_dequeue(list)))
+		dev_queue_xmit(skb);
+}
+
 static void ipn_tx_one(struct ipn_priv *priv, struct ib_wc *wc, int budget)
 {
 	struct ipn_tx_slot *slot;
