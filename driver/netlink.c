@@ -39,6 +39,15 @@ static int ipn_nl_newlink(struct net *src_net, struct net_device *dev,
 	return -EOPNOTSUPP;
 }
 
+/*
+ * Port interfaces live and die with their RDMA port, never by netlink:
+ * the default dellink would unregister them behind the driver's back.
+ */
+static void ipn_nl_dellink(struct net_device *dev, struct list_head *head)
+{
+	netdev_info(dev, "not deleted: it goes away with its RDMA port (rdma link delete)\n");
+}
+
 static void ipn_nl_setup(struct net_device *dev)
 {
 	dev->type = ARPHRD_INFINIBAND;
@@ -52,6 +61,8 @@ struct rtnl_link_ops ipn_link_ops __read_mostly = {
 	.priv_size = sizeof(struct ipn_priv),
 	.setup = ipn_nl_setup,
 	.newlink = ipn_nl_newlink,
+	.dellink = ipn_nl_dellink,
+	.netns_refund = true,	/* back to init_net when its netns dies */
 	.get_size = ipn_nl_get_size,
 	.fill_info = ipn_nl_fill_info,
 };
@@ -60,8 +71,10 @@ int ipn_netlink_init(void)
 {
 	int ret = rtnl_link_register(&ipn_link_ops);
 
-	if (ret == -EEXIST)
+	if (ret == -EEXIST) {
 		pr_err(IPN_DRV_NAME ": the \"ipoib\" link kind is taken: unload ib_ipoib first\n");
+		ret = -EBUSY;	/* -EEXIST would make modprobe report success */
+	}
 	return ret;
 }
 
