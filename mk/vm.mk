@@ -6,11 +6,12 @@
 #   make vm-smoke       the harness end to end, no module: raw UD verbs rxe1 -> rxe0
 #   make vm-check       the scenarios in VM_SCENARIOS against ./ipoib_ng.ko
 #   make vm-demo        IPoIB over soft-RoCE in a VM, narrated
+#   make vm-bench       IPoIB against raw UD verbs (figures; not in vm-check)
 #   make vm-selftest    the harness fails when it should (fixtures in tests/vm/selftest/)
 #
 # VM_KERNEL    bzImage to boot (default: the newest /boot/vmlinuz-6.1.*)
 # VM_MODULES   its modules tree, when not /lib/modules/<its version> (a debug kernel)
-# VM_SCENARIOS names in tests/vm/scenarios/ (default: ping)
+# VM_SCENARIOS names in tests/vm/scenarios/ (default: ping datapath teardown)
 # VM_TIMEOUT   seconds each scenario may take inside the VM
 # VM_FLAGS     more tests/vm/run.sh options (--verbose, --append kmemleak=on, ...)
 #
@@ -18,7 +19,7 @@
 
 VM_KERNEL ?=
 VM_MODULES ?=
-VM_SCENARIOS ?= ping
+VM_SCENARIOS ?= ping datapath teardown
 VM_TIMEOUT ?= 300
 VM_FLAGS ?=
 
@@ -27,7 +28,7 @@ VM_RUN = $(CURDIR)/tests/vm/run.sh --out $(CURDIR)/build/vm \
 	$(if $(VM_MODULES),--modules $(VM_MODULES)) \
 	--timeout $(VM_TIMEOUT) $(VM_FLAGS)
 
-.PHONY: vm-smoke vm-check vm-demo vm-selftest
+.PHONY: vm-smoke vm-check vm-demo vm-bench vm-selftest
 
 vm-smoke:
 	$(VM_RUN) smoke
@@ -37,6 +38,11 @@ vm-check: module
 
 vm-demo: module
 	$(VM_RUN) --log --module $(CURDIR)/ipoib_ng.ko demo
+
+# Prints the "bench:" summary (also in build/vm/bench/bench.txt).
+vm-bench: module
+	$(VM_RUN) --module $(CURDIR)/ipoib_ng.ko bench && \
+		cat $(CURDIR)/build/vm/bench/bench.txt
 
 # The harness itself: run.sh must fail on a failing scenario, a kernel
 # warning, a timeout, a VM that does not boot (about 2 minutes).

@@ -1,0 +1,236 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# teardown: ipoib_ng interfaces go away under traffic and come back.
+#
+#   (a) rmmod ipoib_ng while iperf3 runs both ways; insmod; ping again
+#   (b) rdma link delete rxe1 while its interface carries iperf3 traffic in
+#       n2: the interface vanishes, n1's side stays up and its pings fail
+#       cleanly; rdma link add rxe1 again: the driver (an ib_client) gives
+#       the new device an interface, which works once configured
+#   (c) ib_ipoib and ipoib_ng exclude each other (the "ipoib" link kind):
+#       insmod ipoib_ng fails while ib_ipoib is loaded, and the reverse
+#   (d) the interfaces outlive what should not delete them: `ip link delete`
+#       of a port interface, and deleting the namespace holding one, which
+#       must hand it back to the initial namespace (as ib_ipoib does)
+#
+#  +------------ n1 ------------+             +------------ n2 ------------+
+#  |  $IB1 (ipoib_ng on rxe0)   |             |  $IB2 (ipoib_ng on rxe1)   |
+#  |  10.1.0.1/24  fd00::1/64   |             |  10.1.0.2/24  fd00::2/64   |
+#  |  iperf3 -c / -s :5202      |             |  iperf3 -s :5201 / -c      |
+#  +-------------|--------------+             +--------------|-------------+
+#                |         IPoIB over UD (QPN + GID)         |
+#  +-------------|------------ initial namespace ------------|-------------+
+#  |           rxe0                                     rxe1 (deleted and  |
+#  |             |                                      |     re-added)    |
+#  |            va  <============ veth, MTU 9000 ===========>  vb           |
+#  +-----------------------------------------------------------------------+
+
+# shellcheck source=SCRIPTDIR/../lib.sh
+. "$(dirname "$0")/../lib.sh"
+
+# (d) guards a fixed bug: without .dellink/.netns_refund in netlink.c,
+# `ip link delete` and a namespace's teardown unregistered port interfaces
+# behind the driver's back, and the later rmmod hit BUG_ON(dev->reg_state
+# != NETREG_REGISTERED) in unregister_netdevice_many with rtnl held.
+
+setup_ipoib_netns_pair
+check_ping n1 10.1.0.2
+check_ping n2 10.1.0.1
+
+bg_pids=()
+# bg NS CMD...: run CMD in NS in the background (ip netns exec execs
+# timeout, which passes a SIGTERM on), bounded to 300 s.
+bg() {
+	local ns=$1
+	shift
+	ip netns exec "$ns" timeout 300 "$@" > "/tmp/bg-${#bg_pids[@]}.log" 2>&1 &
+	bg_pids+=($!)
+}
+bg_stop() {
+	local i
+	((${#bg_pids[@]} > 0)) || return 0
+	kill "${bg_pids[@]}" 2> /dev/null || true
+	for i in "${!bg_pids[@]}"; do
+		wait "${bg_pids[$i]}" 2> /dev/null || true
+		log "background job $i: $(tail -n 1 "/tmp/bg-$i.log" 2> /dev/null)"
+		rm -f "/tmp/bg-$i.log"
+	done
+	bg_pids=()
+}
+
+# iperf3_both: TCP n1 -> n2 and n2 -> n1 for up to 200 s, in the background.
+iperf3_both() {
+	bg n2 iperf3 -s -p 5201
+	bg n1 iperf3 -s -p 5202
+	wait_for 30 "iperf3 server in n2" ns_tcp_listening n2 5201
+	wait_for 30 "iperf3 server in n1" ns_tcp_listening n1 5202
+	bg n1 iperf3 -c 10.1.0.2 -p 5201 -t 200
+	bg n2 iperf3 -c 10.1.0.1 -p 5202 -t 200
+}
+
+# sending NS IF: IF sent more than 100 kB within a second.
+sending() {
+	local a b
+	a=$(if_stat "$1" "$2" tx_bytes)
+	sleep 1
+	b=$(if_stat "$1" "$2" tx_bytes)
+	((b - a > 100000))
+}
+
+# if_gone NS IF
+if_gone() {
+	! ip -n "$1" link show dev "$2" > /dev/null 2>&1
+}
+
+wait_traffic() {
+	wait_for 60 "iperf3 traffic out of $IB1" sending n1 "$IB1"
+	wait_for 60 "iperf3 traffic out of $IB2" sending n2 "$IB2"
+	log "traffic both ways: $IB1 tx $(if_stat n1 "$IB1" tx_bytes) B, $IB2 tx $(if_stat n2 "$IB2" tx_bytes) B"
+}
+
+# reattach: the interfaces of rxe0 and rxe1 into n1 and n2, configured.
+reattach() {
+	ipoib_attach rxe0 n1 10.1.0.1/24 fd00::1/64
+	IB1=$IPOIB_IF
+	ipoib_attach rxe1 n2 10.1.0.2/24 fd00::2/64
+	IB2=$IPOIB_IF
+}
+
+ping_all() {
+	wait_for 60 "ping n1 -> 10.1.0.2" ping_works n1 10.1.0.2
+	check_ping n1 10.1.0.2
+	check_ping n2 10.1.0.1
+	wait_for 60 "ping n1 -> fd00::2" ping_works n1 fd00::2
+	check_ping n1 fd00::2
+	check_ping n2 fd00::1
+}
+
+# ---------------------------------------------------------------------------
+kmsg "(a) rmmod $IPOIB_NAME under iperf3 traffic both ways"
+iperf3_both
+wait_traffic
+t0=$SECONDS
+check timeout 120 rmmod "$IPOIB_NAME"
+wait_for 60 "$IPOIB_NAME to unload" test ! -d "/sys/module/$IPOIB_NAME"
+log "unloaded under traffic in $((SECONDS - t0)) s"
+if_gone n1 "$IB1" || fail "$IB1 still in n1 after rmmod"
+if_gone n2 "$IB2" || fail "$IB2 still in n2 after rmmod"
+bg_stop
+check_dmesg_clean "rmmod under traffic"
+
+kmsg "(a) insmod again"
+load_ipoib
+reattach
+ping_all
+check_dmesg_clean "(a)"
+
+# ---------------------------------------------------------------------------
+kmsg "(b) rdma link delete rxe1 under iperf3 traffic, $IB2 in n2"
+iperf3_both
+wait_traffic
+t0=$SECONDS
+check timeout 120 rdma link delete rxe1
+wait_for 60 "$IB2 to vanish from n2" if_gone n2 "$IB2"
+log "rxe1 and $IB2 gone in $((SECONDS - t0)) s"
+check rdma link show
+! rdma link show | grep -q '^link rxe1/' || fail "rxe1 still listed after rdma link delete"
+bg_stop
+check_dmesg_clean "rdma link delete rxe1"
+
+kmsg "(b) n1 with its peer gone"
+check ip -n n1 link show dev "$IB1"
+has_carrier n1 "$IB1" || fail "$IB1 lost its carrier when the peer's device went away"
+ping_fails_cleanly n1 10.1.0.2
+ping_fails_cleanly n1 fd00::2
+check_ping n1 10.1.0.1
+check_dmesg_clean "pinging the vanished peer"
+
+kmsg "(b) rdma link add rxe1 again: hot-plug"
+check rdma link add rxe1 type rxe netdev vb
+rxe_wait_active rxe1
+ipoib_attach rxe1 n2 10.1.0.2/24 fd00::2/64
+IB2=$IPOIB_IF
+[[ $(ns_exec n2 cat "/sys/class/net/$IB2/ibdev") == rxe1 ]] || fail "$IB2 is not bound to the new rxe1"
+ADDR2=$(link_addr n2 "$IB2")
+log "new $IB2: $ADDR2"
+# n1 may still hold the old interface's address (another QPN) for the peer,
+# as for a replaced Ethernet NIC: a gratuitous ARP from n2 must update it.
+# No tool here sends an unsolicited NA: flush n1's IPv6 neighbours instead.
+check ns_exec n2 arping -U -I "$IB2" -c 2 -w 10 10.1.0.2
+neigh_at() {
+	[[ $(ip -n n1 neigh show 10.1.0.2 dev "$IB1") == *"lladdr $ADDR2 "* ]]
+}
+wait_for 10 "n1's neighbour 10.1.0.2 at $ADDR2 after the gratuitous ARP" neigh_at
+log "n1: $(ip -n n1 neigh show 10.1.0.2 dev "$IB1")"
+check ip -n n1 -6 neigh flush dev "$IB1"
+ping_all
+check_dmesg_clean "(b)"
+
+# ---------------------------------------------------------------------------
+kmsg "(c) ib_ipoib and $IPOIB_NAME exclude each other"
+if ! modinfo ib_ipoib > /dev/null 2>&1; then
+	log "(c) skipped: no ib_ipoib in /lib/modules/$(uname -r)"
+else
+	unload_ipoib
+	if_gone n1 "$IB1" || fail "$IB1 still in n1 after rmmod"
+	check modprobe ib_ipoib
+	log "interfaces with ib_ipoib loaded (it skips RoCE ports):"
+	ip -br link
+	n=$(dmesg | wc -l)
+	check_fails insmod "$VM_MODULE"
+	[[ ! -d /sys/module/$IPOIB_NAME ]] || fail "$IPOIB_NAME is loaded despite ib_ipoib"
+	msg=$(dmesg | tail -n +$((n + 1)) | grep "$IPOIB_NAME" || true)
+	echo "$msg"
+	grep -q 'link kind is taken' <<< "$msg" ||
+		fail "no 'link kind is taken' message from $IPOIB_NAME in dmesg"
+	check rmmod ib_ipoib
+	load_ipoib
+	reattach
+	ping_all
+	log "the reverse: ib_ipoib must not load while $IPOIB_NAME is"
+	# Its init fails with -EEXIST, which modprobe takes for "already
+	# loaded" and exits 0: look at /sys/module, not at the exit code.
+	log "\$ modprobe ib_ipoib"
+	modprobe ib_ipoib || log "modprobe ib_ipoib exited $?"
+	[[ ! -d /sys/module/ib_ipoib ]] || fail "ib_ipoib is loaded despite $IPOIB_NAME"
+	check_fails insmod "$(modinfo -n ib_ipoib)"
+	check_ping n1 10.1.0.2
+	check_dmesg_clean "(c)"
+fi
+
+# ---------------------------------------------------------------------------
+kmsg "(d) ip link delete $IB1, ip netns del n2 with $IB2 inside"
+bugs=()
+log "\$ ip -n n1 link delete dev $IB1 (must leave it in place)"
+ip -n n1 link delete dev "$IB1" || log "refused: exit $?"
+if if_gone n1 "$IB1"; then
+	bugs+=("'ip link delete $IB1' unregistered the interface behind the driver")
+else
+	check_ping n1 10.1.0.2
+fi
+check ip netns del n2
+# The namespace is dismantled by a kernel worker, after ip returns.
+back=
+deadline=$((SECONDS + 15))
+while ((SECONDS < deadline)); do
+	back=$(ipoib_if_for rxe1) && break
+	sleep 0.5
+done
+if [[ -z $back ]]; then
+	bugs+=("'ip netns del n2' deleted $IB2 instead of returning it to the initial namespace")
+else
+	IB2=$back
+	log "$IB2 is back in the initial namespace"
+	check ip link show dev "$IB2"
+fi
+check_dmesg_clean "(d)"
+((${#bugs[@]} == 0)) || fail "(d): ${bugs[*]}"
+
+kmsg "unload"
+unload_ipoib
+if_gone n1 "$IB1" || fail "$IB1 still in n1 after rmmod"
+! ip link show dev "$IB2" > /dev/null 2>&1 || fail "$IB2 still in the initial namespace after rmmod"
+check_dmesg_clean "the final rmmod"
+
+log "teardown: PASS"
