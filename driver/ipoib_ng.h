@@ -293,6 +293,8 @@ int ipn_send(struct ipn_priv *priv, struct sk_buff *skb, struct ipn_ah *ah,
 	     u32 qpn);
 void ipn_tx_timeout(struct net_device *dev, unsigned int txqueue);
 void ipn_xmit_list(struct sk_buff_head *list);
+void ipn_queue_apply(struct ipn_priv *priv, struct sk_buff_head *queue,
+		     const struct ipc_result *r, struct sk_buff *skb, int dflt);
 
 /* path.c */
 struct ipn_path *ipn_path_get(struct ipn_priv *priv, const u8 *gid);
@@ -307,6 +309,7 @@ void ipn_path_flush_all(struct ipn_priv *priv);
 void ipn_path_destroy_all(struct ipn_priv *priv);
 
 /* mcast.c */
+struct ipn_mcast *ipn_mcast_find(struct ipn_priv *priv, const u8 *mgid);
 struct ipn_mcast *ipn_mcast_get(struct ipn_priv *priv, const u8 *mgid,
 				u8 scope);
 void ipn_mcast_apply(struct ipn_priv *priv, struct ipn_mcast *mc,

@@ -9,7 +9,7 @@
 #include <linux/rtnetlink.h>
 #include "ipoib_ng.h"
 
-static struct ipn_mcast *ipn_mcast_find(struct ipn_priv *priv, const u8 *mgid)
+struct ipn_mcast *ipn_mcast_find(struct ipn_priv *priv, const u8 *mgid)
 {
 	struct ipn_mcast *mc;
 
@@ -58,18 +58,7 @@ void ipn_mcast_apply(struct ipn_priv *priv, struct ipn_mcast *mc,
 	u32 act = r->actions, ops = 0;
 	struct sk_buff *old;
 
-	if (act & IPC_ACT_DROP_OLDEST) {
-		old = __skb_dequeue(&mc->queue);
-		if (old)
-			ipn_drop(priv, old, IPC_R_QUEUE_FULL, true);
-	}
-	if (skb && (act & IPC_ACT_QUEUE))
-		__skb_queue_tail(&mc->queue, skb);
-	else if (skb)
-		ipn_drop(priv, skb, r->reason ?: IPC_R_NOT_JOINED, true);
-	if (act & IPC_ACT_PURGE_QUEUE)
-		while ((old = __skb_dequeue(&mc->queue)))
-			ipn_drop(priv, old, r->reason ?: IPC_R_NOT_JOINED, true);
+	ipn_queue_apply(priv, &mc->queue, r, skb, IPC_R_NOT_JOINED);
 	if (act & IPC_ACT_TO_ROUTERS) {
 		/* Not reachable on RoCE; InfiniBand routers: see mcast TODO. */
 		while ((old = __skb_dequeue(&mc->queue)))

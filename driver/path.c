@@ -50,20 +50,8 @@ void ipn_path_apply(struct ipn_priv *priv, struct ipn_path *path,
 		    const struct ipc_result *r, struct sk_buff *skb)
 {
 	u32 act = r->actions, ops = 0;
-	struct sk_buff *old;
 
-	if (act & IPC_ACT_DROP_OLDEST) {
-		old = __skb_dequeue(&path->queue);
-		if (old)
-			ipn_drop(priv, old, IPC_R_QUEUE_FULL, true);
-	}
-	if (skb && (act & IPC_ACT_QUEUE))
-		__skb_queue_tail(&path->queue, skb);
-	else if (skb)
-		ipn_drop(priv, skb, r->reason ?: IPC_R_NO_ROUTE, true);
-	if (act & IPC_ACT_PURGE_QUEUE)
-		while ((old = __skb_dequeue(&path->queue)))
-			ipn_drop(priv, old, r->reason ?: IPC_R_NO_ROUTE, true);
+	ipn_queue_apply(priv, &path->queue, r, skb, IPC_R_NO_ROUTE);
 	if (act & IPC_ACT_RELEASE_AH) {
 		ipn_ah_put(path->ah);
 		path->ah = NULL;

@@ -190,8 +190,11 @@ netdev_tx_t ipn_start_xmit(struct sk_buff *skb, struct net_device *dev)
 			ah = ipn_tx_take_ah(&r, path->ah);
 		ipn_path_apply(priv, path, &r, ah ? NULL : skb);
 	} else {
-		struct ipn_mcast *mc = ipn_mcast_get(priv, v.gid,
-						     ipn_tx_ip_scope(skb));
+		struct ipn_mcast *mc = ipn_mcast_find(priv, v.gid);
+
+		/* The IP group's scope matters only to a new group. */
+		if (!mc)
+			mc = ipn_mcast_get(priv, v.gid, ipn_tx_ip_scope(skb));
 
 		if (!mc)
 			goto drop_locked;
@@ -212,6 +215,32 @@ drop_locked:
 	spin_unlock(&priv->lock);
 	ipn_drop(priv, skb, IPC_R_NO_ROUTE, true);
 	return NETDEV_TX_OK;
+}
+
+/*
+ * The queue half of a path or group verdict: DROP_OLDEST, then QUEUE or
+ * drop skb (the packet the verdict is about, NULL when none or when the
+ * caller sends it), then PURGE. dflt is the drop reason when the core
+ * gave none. priv->lock held.
+ */
+void ipn_queue_apply(struct ipn_priv *priv, struct sk_buff_head *queue,
+		     const struct ipc_result *r, struct sk_buff *skb, int dflt)
+{
+	int reason = r->reason ?: dflt;
+	struct sk_buff *old;
+
+	if (r->actions & IPC_ACT_DROP_OLDEST) {
+		old = __skb_dequeue(queue);
+		if (old)
+			ipn_drop(priv, old, IPC_R_QUEUE_FULL, true);
+	}
+	if (skb && (r->actions & IPC_ACT_QUEUE))
+		__skb_queue_tail(queue, skb);
+	else if (skb)
+		ipn_drop(priv, skb, reason, true);
+	if (r->actions & IPC_ACT_PURGE_QUEUE)
+		while ((old = __skb_dequeue(queue)))
+			ipn_drop(priv, old, reason, true);
 }
 
 /*

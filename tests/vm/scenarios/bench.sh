@@ -137,22 +137,23 @@ note "IPoIB UDP n1 -> n2 (rxe0 -> rxe1): $udp_12 Mbit/s received, loss $loss_12%
 note "IPoIB UDP n2 -> n1 (rxe1 -> rxe0): $udp_21 Mbit/s received, loss $loss_21%, $(ratio "$udp_21" "$raw_10") x raw UD"
 
 kmsg "IPoIB: ping round trips"
-log "\$ ip netns exec n2 ping -c 20 -i 0.2 10.1.0.1"
-out=$(ns_exec n2 timeout 60 ping -c 20 -i 0.2 -W 5 10.1.0.1 2>&1) || { echo "$out"; fail "ping failed"; }
-echo "$out"
+# ping_avg_us SECONDS ARGS...: average round trip in us of ping ARGS from n2.
 # rtt min/avg/max/mdev = 1.028/8.293/22.319/9.919 ms
-ping_ms=$(awk -F'[/ ]+' '/^rtt / { print $8 }' <<< "$out")
-[[ -n $ping_ms ]] || fail "no average round trip from ping"
-ping_us=$(awk -v m="$ping_ms" 'BEGIN { printf "%.0f\n", m * 1000 }')
+ping_avg_us() {
+	local limit=$1 out ms
+	shift
+	log "\$ ip netns exec n2 ping $*" >&2
+	out=$(ns_exec n2 timeout "$limit" ping -W 5 "$@" 2>&1) || { echo "$out" >&2; fail "ping $* failed"; }
+	echo "$out" >&2
+	ms=$(awk -F'[/ ]+' '/^rtt / { print $8 }' <<< "$out")
+	[[ -n $ms ]] || fail "no average round trip from ping $*"
+	awk -v m="$ms" 'BEGIN { printf "%.0f\n", m * 1000 }'
+}
+ping_us=$(ping_avg_us 60 -c 20 -i 0.2 10.1.0.1) || fail "ping round trip not measured"
 note "IPoIB ping round trip n2 -> n1 (56 B, 20 at 0.2 s): $ping_us us avg, $(ratio "$ping_us" "$ud_us") x raw UD"
 # Back to back (adaptive: the next request as soon as the reply is in),
 # the way ibv_ud_pingpong runs.
-log "\$ ip netns exec n2 ping -A -c 500 -q 10.1.0.1"
-out=$(ns_exec n2 timeout 120 ping -A -c 500 -q -W 5 10.1.0.1 2>&1) || { echo "$out"; fail "ping -A failed"; }
-echo "$out"
-ping_ms=$(awk -F'[/ ]+' '/^rtt / { print $8 }' <<< "$out")
-[[ -n $ping_ms ]] || fail "no average round trip from ping -A"
-ping_us=$(awk -v m="$ping_ms" 'BEGIN { printf "%.0f\n", m * 1000 }')
+ping_us=$(ping_avg_us 120 -A -c 500 -q 10.1.0.1) || fail "ping -A round trip not measured"
 note "IPoIB ping -A round trip n2 -> n1 (56 B, 500 back to back): $ping_us us avg, $(ratio "$ping_us" "$ud_us") x raw UD"
 
 check_dmesg_clean "the benchmarks"
