@@ -23,6 +23,9 @@ help:
 	@echo "make module-check   W=1, objtool, sparse C=2, checkpatch, clang-format"
 	@echo "make core-test      userspace GoogleTest suite of the C++ core"
 	@echo "make vm-check       VM scenarios over soft-RoCE (VM_SCENARIOS=...)"
+	@echo "make test-kernel    build or reuse the debug test kernel (KUnit, KASAN, lockdep, kmemleak)"
+	@echo "make kunit          the KUnit suites in a VM on the test kernel"
+	@echo "make vm-check-debug the VM scenarios on the test kernel"
 	@echo "make demo           IPoIB over soft-RoCE in a VM, narrated"
 	@echo "make quick          core-test + module-check (fast iteration)"
 	@echo "make check          every test (what CI runs)"
@@ -50,6 +53,9 @@ check: setup
 	$(MAKE) dkms-check
 	$(MAKE) module
 	$(MAKE) vm-check
+	$(MAKE) test-kernel
+	$(MAKE) kunit
+	$(MAKE) vm-check-debug
 	@echo "check: all passed"
 
 quick: setup

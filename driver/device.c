@@ -199,7 +199,7 @@ static void ipn_set_rx_mode(struct net_device *dev)
 	queue_work(priv->wq, &priv->rx_mode_work);
 }
 
-static int ipn_change_mtu(struct net_device *dev, int new_mtu)
+IPN_TESTABLE int ipn_change_mtu(struct net_device *dev, int new_mtu)
 {
 	struct ipn_priv *priv = netdev_priv(dev);
 	const char *why;
@@ -325,7 +325,7 @@ static const struct attribute_group ipn_attr_group = {
 
 /* ------------------------------------------------------------------ */
 
-static void ipn_setup(struct net_device *dev)
+IPN_TESTABLE void ipn_setup(struct net_device *dev)
 {
 	dev->netdev_ops = &ipn_netdev_ops;
 	dev->header_ops = &ipn_header_ops;
@@ -394,6 +394,7 @@ struct ipn_priv *ipn_dev_create(struct ib_device *ca, u32 port, u16 pkey)
 	priv->pkey = pkey;
 	priv->roce = rdma_protocol_roce(ca, port);
 	priv->ops = priv->roce ? &ipn_roce_ops : &ipn_ib_ops;
+	priv->sa = &ipn_sa_ib;
 	priv->qkey = priv->roce ? ipc_roce_qkey_for_pkey(pkey) : 0;
 	spin_lock_init(&priv->lock);
 	spin_lock_init(&priv->reap_lock);

@@ -416,7 +416,7 @@ out:
 	rtnl_unlock();
 }
 
-static int ipn_ib_event_to_core(enum ib_event_type type)
+IPN_TESTABLE int ipn_ib_event_to_core(enum ib_event_type type)
 {
 	switch (type) {
 	case IB_EVENT_PORT_ACTIVE:

@@ -23,6 +23,16 @@
 
 #define IPN_DRV_NAME "ipoib_ng"
 
+/*
+ * Functions the KUnit module calls directly (kunit/): static in the
+ * driver, global in the test module's own copy of the shim.
+ */
+#ifdef IPN_KUNIT
+#define IPN_TESTABLE
+#else
+#define IPN_TESTABLE static
+#endif
+
 enum {
 	IPN_PSEUDO_LEN = IPC_ADDR_LEN,	/* daddr (TX) or saddr (RX) */
 	IPN_HARD_LEN = IPN_PSEUDO_LEN + IPC_HDR_LEN,
@@ -90,6 +100,35 @@ struct ipn_backend_ops {
 	void (*path_cancel)(struct ipn_priv *priv, struct ipn_path *path);
 };
 
+/*
+ * The subnet administrator as the InfiniBand backend (sa.c) sees it:
+ * ib_core's calls in the driver (ipn_sa_ib), a scripted SA in KUnit
+ * (kunit/sa_test.c). That is how the SA paths are proven on machines
+ * without an InfiniBand fabric. Same contracts as the ib_sa calls they
+ * wrap: a cancelled query completes with -EINTR; after free_multicast
+ * returns, the join callback does not run.
+ */
+typedef void (*ipn_sa_path_cb)(int status, struct sa_path_rec *resp,
+			       int num_prs, void *ctx);
+typedef int (*ipn_sa_join_cb)(int status, struct ib_sa_multicast *m);
+struct ipn_sa_ops {
+	int (*path_rec_get)(struct ipn_priv *priv, struct sa_path_rec *rec,
+			    ib_sa_comp_mask mask, unsigned long timeout_ms,
+			    ipn_sa_path_cb done, void *ctx,
+			    struct ib_sa_query **query);
+	void (*cancel_query)(int id, struct ib_sa_query *query);
+	struct ib_sa_multicast *(*join)(struct ipn_priv *priv,
+					struct ib_sa_mcmember_rec *rec,
+					ib_sa_comp_mask mask,
+					ipn_sa_join_cb done, void *ctx);
+	void (*free_multicast)(struct ib_sa_multicast *m);
+	int (*path_ah_attr)(struct ipn_priv *priv, struct sa_path_rec *rec,
+			    struct rdma_ah_attr *attr);
+	int (*mc_ah_attr)(struct ipn_priv *priv, struct ib_sa_mcmember_rec *rec,
+			  struct rdma_ah_attr *attr);
+};
+
+extern const struct ipn_sa_ops ipn_sa_ib;
 extern const struct ipn_backend_ops ipn_roce_ops;
 extern const struct ipn_backend_ops ipn_ib_ops;
 extern struct ib_sa_client ipn_sa_client;
@@ -131,6 +170,7 @@ struct ipn_mcast {
 	bool dead;
 	bool is_bcast;
 	struct ib_sa_multicast *sa_mc;
+	bool sa_pending;		/* IB: the join's answer is still due */
 	struct ib_sa_mcmember_rec rec;	/* learned from the join */
 	int join_status;
 	bool join_done;			/* completion pending processing */
@@ -170,6 +210,7 @@ struct ipn_priv {
 	u16 pkey_index;
 	u32 qkey;
 	const struct ipn_backend_ops *ops;
+	const struct ipn_sa_ops *sa;	/* InfiniBand backend: the SA */
 	bool roce;
 	struct list_head list;		/* ipn_port.privs */
 
@@ -184,6 +225,9 @@ struct ipn_priv {
 	struct napi_struct tx_napi;
 	struct ipn_rx_slot *rx_ring;
 	struct ipn_tx_slot *tx_ring;
+	/* Completion batches: owned by the NAPI context (or by teardown, NAPI off). */
+	struct ib_wc rx_wc[IPN_WC_BATCH];
+	struct ib_wc tx_wc[IPN_WC_BATCH];
 	unsigned int tx_head;		/* under netif_tx_lock */
 	unsigned int tx_tail;		/* tx NAPI */
 	struct ib_sge tx_sge[IPN_MAX_TX_SGE];
@@ -328,5 +372,14 @@ void ipn_mcast_destroy_all(struct ipn_priv *priv);
 int ipn_netlink_init(void);
 void ipn_netlink_exit(void);
 extern struct rtnl_link_ops ipn_link_ops;
+
+#ifdef IPN_KUNIT
+void ipn_setup(struct net_device *dev);
+int ipn_change_mtu(struct net_device *dev, int new_mtu);
+int ipn_ib_event_to_core(enum ib_event_type type);
+u8 ipn_tx_ip_scope(const struct sk_buff *skb);
+void ipn_roce_attr(struct ipn_priv *priv, const u8 *dgid, u8 hop,
+		   struct rdma_ah_attr *attr);
+#endif
 
 #endif /* IPOIB_NG_H */

@@ -17,8 +17,8 @@
 
 #define IPN_ROCE_RESOLVE_MS 2000
 
-static void ipn_roce_attr(struct ipn_priv *priv, const u8 *dgid, u8 hop,
-			  struct rdma_ah_attr *attr)
+IPN_TESTABLE void ipn_roce_attr(struct ipn_priv *priv, const u8 *dgid,
+				u8 hop, struct rdma_ah_attr *attr)
 {
 	union ib_gid gid;
 

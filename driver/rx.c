@@ -185,7 +185,7 @@ static void ipn_rx_one(struct ipn_priv *priv, struct ib_wc *wc, bool drain)
 int ipn_rx_poll(struct napi_struct *napi, int budget)
 {
 	struct ipn_priv *priv = container_of(napi, struct ipn_priv, rx_napi);
-	struct ib_wc wc[IPN_WC_BATCH];
+	struct ib_wc *wc = priv->rx_wc;
 	int done = 0, n, i;
 
 	while (done < budget) {
@@ -218,7 +218,7 @@ void ipn_rx_comp(struct ib_cq *cq, void *ctx)
 void ipn_rx_ring_free(struct ipn_priv *priv)
 {
 	unsigned long end = jiffies + 5 * HZ;
-	struct ib_wc wc[IPN_WC_BATCH];
+	struct ib_wc *wc = priv->rx_wc;
 	unsigned int i, live;
 	int n, k;
 

@@ -16,6 +16,56 @@
 
 struct ib_sa_client ipn_sa_client;
 
+/* ------------------------------------------------------------------ */
+/* ib_core's SA                                                         */
+/* ------------------------------------------------------------------ */
+
+static int ipn_sa_ib_path_rec_get(struct ipn_priv *priv,
+				  struct sa_path_rec *rec, ib_sa_comp_mask mask,
+				  unsigned long timeout_ms, ipn_sa_path_cb done,
+				  void *ctx, struct ib_sa_query **query)
+{
+	return ib_sa_path_rec_get(&ipn_sa_client, priv->ca, priv->port, rec,
+				  mask, timeout_ms, GFP_KERNEL, done, ctx,
+				  query);
+}
+
+static struct ib_sa_multicast *
+ipn_sa_ib_join(struct ipn_priv *priv, struct ib_sa_mcmember_rec *rec,
+	       ib_sa_comp_mask mask, ipn_sa_join_cb done, void *ctx)
+{
+	return ib_sa_join_multicast(&ipn_sa_client, priv->ca, priv->port, rec,
+				    mask, GFP_KERNEL, done, ctx);
+}
+
+static int ipn_sa_ib_path_ah_attr(struct ipn_priv *priv,
+				  struct sa_path_rec *rec,
+				  struct rdma_ah_attr *attr)
+{
+	return ib_init_ah_attr_from_path(priv->ca, priv->port, rec, attr, NULL);
+}
+
+static int ipn_sa_ib_mc_ah_attr(struct ipn_priv *priv,
+				struct ib_sa_mcmember_rec *rec,
+				struct rdma_ah_attr *attr)
+{
+	return ib_init_ah_from_mcmember(priv->ca, priv->port, rec, NULL,
+					IB_GID_TYPE_IB, attr);
+}
+
+const struct ipn_sa_ops ipn_sa_ib = {
+	.path_rec_get = ipn_sa_ib_path_rec_get,
+	.cancel_query = ib_sa_cancel_query,
+	.join = ipn_sa_ib_join,
+	.free_multicast = ib_sa_free_multicast,
+	.path_ah_attr = ipn_sa_ib_path_ah_attr,
+	.mc_ah_attr = ipn_sa_ib_mc_ah_attr,
+};
+
+/* ------------------------------------------------------------------ */
+/* The InfiniBand backend                                               */
+/* ------------------------------------------------------------------ */
+
 static void ipn_ib_path_done(int status, struct sa_path_rec *resp,
 			     int num_prs, void *ctx)
 {
@@ -23,8 +73,7 @@ static void ipn_ib_path_done(int status, struct sa_path_rec *resp,
 	struct ipn_priv *priv = path->priv;
 
 	if (!status && resp)
-		status = ib_init_ah_attr_from_path(priv->ca, priv->port, resp,
-						   &path->attr, NULL);
+		status = priv->sa->path_ah_attr(priv, resp, &path->attr);
 	else if (!status)
 		status = -ENODATA;
 	spin_lock_bh(&priv->lock);
@@ -51,11 +100,11 @@ static int ipn_ib_path_query(struct ipn_priv *priv, struct ipn_path *path)
 	spin_lock_bh(&priv->lock);
 	path->sa_busy = true;
 	spin_unlock_bh(&priv->lock);
-	id = ib_sa_path_rec_get(&ipn_sa_client, priv->ca, priv->port, &rec,
-				IB_SA_PATH_REC_DGID | IB_SA_PATH_REC_SGID |
-				IB_SA_PATH_REC_NUMB_PATH | IB_SA_PATH_REC_PKEY,
-				IPN_SA_TIMEOUT_MS, GFP_KERNEL, ipn_ib_path_done,
-				path, &path->sa_query);
+	id = priv->sa->path_rec_get(priv, &rec,
+				    IB_SA_PATH_REC_DGID | IB_SA_PATH_REC_SGID |
+				    IB_SA_PATH_REC_NUMB_PATH | IB_SA_PATH_REC_PKEY,
+				    IPN_SA_TIMEOUT_MS, ipn_ib_path_done, path,
+				    &path->sa_query);
 	if (id < 0) {
 		spin_lock_bh(&priv->lock);
 		path->sa_busy = false;
@@ -70,7 +119,7 @@ static void ipn_ib_path_cancel(struct ipn_priv *priv, struct ipn_path *path)
 {
 	spin_lock_bh(&priv->lock);
 	if (path->sa_query)
-		ib_sa_cancel_query(path->sa_query_id, path->sa_query);
+		priv->sa->cancel_query(path->sa_query_id, path->sa_query);
 	spin_unlock_bh(&priv->lock);
 	wait_event(priv->sa_wait, !READ_ONCE(path->sa_busy));
 }
@@ -81,6 +130,18 @@ static int ipn_ib_join_done(int status, struct ib_sa_multicast *m)
 	struct ipn_priv *priv = mc->priv;
 
 	spin_lock_bh(&priv->lock);
+	if (!mc->sa_pending) {
+		/*
+		 * Not the answer to our join but news about an established
+		 * membership: -ENETRESET after an SA event. The port event
+		 * behind it reaches us as a flush (ipn_event), which rejoins.
+		 */
+		spin_unlock_bh(&priv->lock);
+		netdev_dbg(priv->dev, "multicast group %pI6: membership event %d\n",
+			   mc->mgid, status);
+		return 0;
+	}
+	mc->sa_pending = false;
 	if (!status)
 		mc->rec = m->rec;
 	if (!mc->dead) {
@@ -106,7 +167,7 @@ static int ipn_ib_join(struct ipn_priv *priv, struct ipn_mcast *mc, int type)
 	struct ib_sa_multicast *m;
 
 	if (mc->sa_mc) {
-		ib_sa_free_multicast(mc->sa_mc);
+		priv->sa->free_multicast(mc->sa_mc);
 		mc->sa_mc = NULL;
 	}
 	memcpy(rec.mgid.raw, mc->mgid, IPC_GID_LEN);
@@ -132,10 +193,16 @@ static int ipn_ib_join(struct ipn_priv *priv, struct ipn_mcast *mc, int type)
 			IB_SA_MCMEMBER_REC_RATE_SELECTOR |
 			IB_SA_MCMEMBER_REC_RATE;
 	}
-	m = ib_sa_join_multicast(&ipn_sa_client, priv->ca, priv->port, &rec,
-				 mask, GFP_KERNEL, ipn_ib_join_done, mc);
-	if (IS_ERR(m))
+	spin_lock_bh(&priv->lock);
+	mc->sa_pending = true;
+	spin_unlock_bh(&priv->lock);
+	m = priv->sa->join(priv, &rec, mask, ipn_ib_join_done, mc);
+	if (IS_ERR(m)) {
+		spin_lock_bh(&priv->lock);
+		mc->sa_pending = false;
+		spin_unlock_bh(&priv->lock);
 		return PTR_ERR(m);
+	}
 	mc->sa_mc = m;
 	return 0;
 }
@@ -145,15 +212,14 @@ static void ipn_ib_leave(struct ipn_priv *priv, struct ipn_mcast *mc)
 {
 	if (!mc->sa_mc)
 		return;
-	ib_sa_free_multicast(mc->sa_mc);
+	priv->sa->free_multicast(mc->sa_mc);
 	mc->sa_mc = NULL;
 }
 
 static int ipn_ib_mc_ah_attr(struct ipn_priv *priv, struct ipn_mcast *mc,
 			     struct rdma_ah_attr *attr)
 {
-	return ib_init_ah_from_mcmember(priv->ca, priv->port, &mc->rec, NULL,
-					IB_GID_TYPE_IB, attr);
+	return priv->sa->mc_ah_attr(priv, &mc->rec, attr);
 }
 
 /*

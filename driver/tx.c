@@ -127,7 +127,7 @@ drop:
  * Scope of the IP multicast group a frame is sent to, for the core's
  * RFC 4391 s10 decision; IPC_SCOPE_LINK when it is not IP.
  */
-static u8 ipn_tx_ip_scope(const struct sk_buff *skb)
+IPN_TESTABLE u8 ipn_tx_ip_scope(const struct sk_buff *skb)
 {
 	u8 buf[16];
 	u16 type;
@@ -281,7 +281,7 @@ static void ipn_tx_one(struct ipn_priv *priv, struct ib_wc *wc, int budget)
 
 static int ipn_tx_reap(struct ipn_priv *priv, int budget)
 {
-	struct ib_wc wc[IPN_WC_BATCH];
+	struct ib_wc *wc = priv->tx_wc;
 	int done = 0, n, i;
 
 	do {

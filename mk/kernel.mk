@@ -41,3 +41,46 @@ test-kernel-info: test-kernel
 	@echo 'TEST_KERNEL_IMAGE   = $(TEST_KERNEL_IMAGE)'
 	@echo 'TEST_KERNEL_RELEASE = $(TEST_KERNEL_RELEASE)'
 	@echo 'TEST_KERNEL_MODULES = $(TEST_KERNEL_MODULES)'
+
+# ---------------------------------------------------------------------------
+# The module (and, on a KUnit kernel, its KUnit module) built against the test
+# kernel. Out-of-tree objects live next to their sources, so the sources are
+# copied to build/kmod-<flavour>/ and built there; the Debian build in the
+# repository root is left alone.
+#
+#   make module-debug     build/kmod-debug/ipoib_ng.ko (+ ipoib_ng_kunit.ko), W=1 clean
+#   make vm-check-debug   every VM scenario on the debug kernel (build/vm-debug/)
+#   make kunit            the KUnit suites in a VM on the debug kernel (build/kunit/)
+# ---------------------------------------------------------------------------
+KMOD_DIR := $(CURDIR)/build/kmod-$(TEST_KERNEL_FLAVOUR)
+KMOD_SRC = $(notdir $(wildcard $(addprefix $(CURDIR)/,Kbuild driver kunit scripts uapi)))
+
+.PHONY: module-debug vm-check-debug
+module-debug: test-kernel
+	@mkdir -p '$(KMOD_DIR)'
+	@tar -C '$(CURDIR)' --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
+		--exclude='*.mod' --exclude='*.mod.c' --exclude='*.d' \
+		-cf - $(KMOD_SRC) | tar -C '$(KMOD_DIR)' -xf -
+	$(MAKE) -C '$(TEST_KERNEL_KDIR)' M='$(KMOD_DIR)' W=1 modules 2>&1 | \
+		tee '$(KMOD_DIR)/build.log'
+	@! grep -E "warning:|error:|objtool" '$(KMOD_DIR)/build.log' || \
+		{ echo "module-debug: warnings above"; exit 1; }
+	@echo "module-debug: clean ($(TEST_KERNEL_RELEASE))"
+
+# The same scenarios as vm-check. Under TCG the debug kernel runs about 6x
+# slower than Debian's, and kmemleak scans at the end of every scenario.
+VM_DEBUG_TIMEOUT ?= 900
+vm-check-debug: module-debug
+	$(CURDIR)/tests/vm/run.sh --out $(CURDIR)/build/vm-debug \
+		--kernel '$(TEST_KERNEL_IMAGE)' --modules '$(TEST_KERNEL_MODULES)' \
+		--timeout $(VM_DEBUG_TIMEOUT) $(VM_FLAGS) \
+		--module '$(KMOD_DIR)/ipoib_ng.ko' $(VM_SCENARIOS)
+
+# The KUnit suites (kunit/) in a VM on the test kernel: prints the counts.
+.PHONY: kunit
+kunit: module-debug
+	$(CURDIR)/tests/vm/run.sh --out $(CURDIR)/build/kunit \
+		--kernel '$(TEST_KERNEL_IMAGE)' --modules '$(TEST_KERNEL_MODULES)' \
+		--timeout $(VM_DEBUG_TIMEOUT) $(VM_FLAGS) \
+		--module '$(KMOD_DIR)/ipoib_ng.ko' kunit
+	@cat $(CURDIR)/build/kunit/kunit/kunit-summary.txt

@@ -4,6 +4,7 @@
 CHECKPATCH ?= $(BUILD)/checkpatch/checkpatch.pl
 SHIM_C := $(wildcard $(CURDIR)/driver/*.c)
 SHIM_H := $(filter-out %/compat.h,$(wildcard $(CURDIR)/driver/*.h))
+KUNIT_SRC := $(wildcard $(CURDIR)/kunit/*.c $(CURDIR)/kunit/*.h)
 
 .PHONY: module-w1 module-sparse checkpatch core-format module-check dkms-check
 
@@ -34,7 +35,7 @@ $(CHECKPATCH):
 checkpatch: $(CHECKPATCH)
 	$(CHECKPATCH) --no-tree --strict --terse --show-types \
 		--ignore SPDX_LICENSE_TAG,FILE_PATH_CHANGES \
-		-f $(SHIM_C) $(SHIM_H)
+		-f $(SHIM_C) $(SHIM_H) $(KUNIT_SRC)
 	@# compat.h is the one place version tests are allowed (STYLE.md).
 	$(CHECKPATCH) --no-tree --strict --terse --show-types \
 		--ignore SPDX_LICENSE_TAG,LINUX_VERSION_CODE,CONSTANT_COMPARISON \

@@ -314,7 +314,7 @@ kmsg() {
 
 # The kernel lines run.sh fails a scenario on (its BAD), for checks in the
 # middle of a scenario that name the step that caused them.
-KERNEL_BAD_RE='WARNING:|BUG:|Oops|general protection|KASAN|UBSAN|possible circular locking|lockdep|INFO: task .* blocked|kmemleak: .* new suspected memory leaks|Call Trace:|RCU stall|rcu_.*detected stall|soft lockup|hung_task|Kernel panic|unregister_netdevice: waiting for'
+KERNEL_BAD_RE='WARNING:|BUG:|Oops|general protection|KASAN|UBSAN|possible circular locking|DEBUG_LOCKS_WARN_ON|lockdep is turned off|turning off the locking correctness validator|suspicious RCU usage|INFO: task .* blocked|kmemleak: .* new suspected memory leaks|Call Trace:|RCU stall|rcu_.*detected stall|soft lockup|hung_task|Kernel panic|unregister_netdevice: waiting for'
 
 # check_dmesg_clean WHAT: fail if the kernel log holds a warning, naming WHAT.
 check_dmesg_clean() {

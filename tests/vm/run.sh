@@ -53,7 +53,7 @@ BOOT_BUDGET=${VM_BOOT_BUDGET:-180}
 # Serial console to text: CRLF and SeaBIOS's terminal escapes.
 CLEAN='s/\r$//; s/\x1b\[[0-9;?]*[a-zA-Z]//g; s/\x1bc//g'
 
-BAD='WARNING:|BUG:|Oops|general protection|KASAN|UBSAN|possible circular locking|lockdep|INFO: task .* blocked|kmemleak: .* new suspected memory leaks|Call Trace:|RCU stall|rcu_.*detected stall|soft lockup|hung_task|Kernel panic'
+BAD='WARNING:|BUG:|Oops|general protection|KASAN|UBSAN|possible circular locking|DEBUG_LOCKS_WARN_ON|lockdep is turned off|turning off the locking correctness validator|suspicious RCU usage|INFO: task .* blocked|kmemleak: .* new suspected memory leaks|Call Trace:|RCU stall|rcu_.*detected stall|soft lockup|hung_task|Kernel panic'
 
 usage() {
 	awk 'NR > 3 && /^#/ { sub(/^# ?/, ""); print; next } NR > 3 { exit }' "$0"

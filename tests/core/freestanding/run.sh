@@ -24,8 +24,17 @@ kbuild=(-mindirect-branch=thunk-extern -mindirect-branch-register
 	-mfunction-return=thunk-extern -mharden-sls=all
 	-fstack-protector-strong -pg -mrecord-mcount -mfentry)
 
+# What a KASAN + UBSAN kernel adds (scripts/Makefile.kasan, Makefile.ubsan);
+# the checker is then run with --kasan --ubsan.
+sanitize=(-fsanitize=kernel-address -fasan-shadow-offset=0xdffffc0000000000
+	--param asan-globals=1 --param asan-instrumentation-with-call-threshold=10000
+	--param asan-instrument-allocas=1 --param asan-stack=1
+	-fsanitize=bounds -fsanitize=shift -fsanitize=integer-divide-by-zero
+	-fsanitize=bool -fsanitize=enum)
+
 fail=0
 pass=0
+check_flags=()
 
 # expect NAME accept|reject PATTERN -- compiler args...
 expect() {
@@ -38,7 +47,7 @@ expect() {
 		fail=$((fail + 1))
 		return
 	fi
-	"$check" "$obj" >"$log" 2>&1
+	"$check" "$obj" "${check_flags[@]}" >"$log" 2>&1
 	local rc=$?
 	if [ "$want" = accept ] && [ $rc -eq 0 ]; then
 		echo "ok   $name: accepted"
@@ -73,6 +82,19 @@ expect bad_pic reject "GOTPCREL" -- "${base[@]}" -fPIC -mno-sse -mno-80387 -fno-
 expect bad_mcmodel reject "R_X86_64_32 in code" -- "${base[@]}" -fno-pie -mno-sse -mno-80387 -fno-asynchronous-unwind-tables "$src/bad_reloc.cpp"
 expect bad_eh_frame reject "section .eh_frame" -- "${base[@]}" "${kernel[@]}" -fasynchronous-unwind-tables "$src/good.cpp"
 expect bad_user_canary reject "%fs:" -- "${base[@]}" -fno-pie -mno-sse -mno-80387 -fno-asynchronous-unwind-tables -fstack-protector-all "$src/good.cpp"
+
+# A KASAN/UBSAN build: the global-registration constructor and the sanitizer
+# runtimes are allowed only with --kasan/--ubsan, and any other constructor
+# is still refused.
+if ! $CXX --version | grep -q clang; then
+	check_flags=(--kasan --ubsan)
+	expect core_sanitized accept "" -- "${base[@]}" "${kernel[@]}" "${kbuild[@]}" "${sanitize[@]}" "$repo/driver/core/ipoib_core_all.cpp"
+	expect bad_ctor_kasan reject "not KASAN's global registration" -- "${base[@]}" "${kernel[@]}" "${sanitize[@]}" "$src/bad_ctor.cpp"
+	check_flags=(--kasan)
+	expect core_sanitized_no_ubsan reject "undefined symbol __ubsan_handle" -- "${base[@]}" "${kernel[@]}" "${kbuild[@]}" "${sanitize[@]}" "$repo/driver/core/ipoib_core_all.cpp"
+	check_flags=()
+	expect core_sanitized_plain reject "section .init_array" -- "${base[@]}" "${kernel[@]}" "${kbuild[@]}" "${sanitize[@]}" "$repo/driver/core/ipoib_core_all.cpp"
+fi
 
 # --allow and usage errors
 "$check" "$out/bad_strlen.o" --allow strlen >/dev/null 2>&1 &&

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Shared by the KUnit suites of ipoib_ng (kunit/). */
+#ifndef IPN_KUNIT_H
+#define IPN_KUNIT_H
+
+#include <kunit/test.h>
+#include <kunit/resource.h>
+
+extern char *ipn_kunit_ibdev;
+
+/* KUNIT_EXPECT_MEMEQ arrived in 6.2; this one prints both sides. */
+static inline void kt_expect_memeq(struct kunit *test, const void *a,
+				   const void *b, size_t n, const char *what,
+				   int line)
+{
+	KUNIT_EXPECT_TRUE_MSG(test, !memcmp(a, b, n), "line %d: %s: %*ph != %*ph",
+			      line, what, (int)n, a, (int)n, b);
+}
+
+#define KT_EXPECT_MEMEQ(test, a, b, n) \
+	kt_expect_memeq(test, a, b, n, #a, __LINE__)
+
+static inline int kt_res_init(struct kunit_resource *res, void *ctx)
+{
+	res->data = ctx;
+	return 0;
+}
+
+/* Hand obj to the test: free_fn(res) runs when the case ends. */
+static inline void *kt_manage(struct kunit *test, void *obj,
+			      kunit_resource_free_t free_fn)
+{
+	if (!obj)
+		return NULL;
+	if (!kunit_alloc_resource(test, kt_res_init, free_fn, GFP_KERNEL,
+				  obj)) {
+		struct kunit_resource res = { .data = obj };
+
+		free_fn(&res);
+		return NULL;
+	}
+	return obj;
+}
+
+#endif /* IPN_KUNIT_H */

@@ -1,0 +1,785 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sa_test.c - suite ipoib_ng_sa: the InfiniBand control paths (SA
+ * PathRecord queries, SA multicast joins; RFC 4391 s5, s9.1.2, s10) of the
+ * real driver code, against a scripted subnet administrator.
+ *
+ * Soft-RoCE has no SA, so each case makes a real interface on the RoCE
+ * port of the device named by the ibdev parameter (real PD, QP, address
+ * handles, attach), switches it to the InfiniBand backend (driver/sa.c) and
+ * replaces only the SA calls (struct ipn_sa_ops) by the fake below. The test
+ * then answers each request as an SA would: success, timeout, group missing,
+ * -ENETRESET, late answers racing with leave, interface down, device gone.
+ *
+ * The fake keeps ib_sa's contracts: a cancelled query completes later with
+ * -EINTR, from another context; after free_multicast() returns, the join
+ * callback never runs again, and a callback in flight is waited for.
+ */
+#define IPN_KUNIT 1
+#include <linux/delay.h>
+#include <linux/etherdevice.h>
+#include <linux/ip.h>
+#include <net/addrconf.h>
+#include <rdma/ib_addr.h>
+#include "ipoib_ng.h"
+#include "ipn_kunit.h"
+
+struct kt_query {
+	struct list_head list;
+	struct work_struct work;	/* -EINTR delivery after a cancel */
+	ipn_sa_path_cb done;
+	void *ctx;
+	int id;
+	struct sa_path_rec req;
+	ib_sa_comp_mask mask;
+};
+
+struct kt_join {
+	struct ib_sa_multicast m;	/* first: the shim sees this */
+	struct list_head list;
+	struct ib_sa_mcmember_rec req;
+	ib_sa_comp_mask mask;
+	int in_cb;			/* callbacks running now */
+	bool freed;
+};
+
+static struct {
+	spinlock_t lock;		/* everything below */
+	wait_queue_head_t wait;
+	struct workqueue_struct *wq;
+	struct list_head queries;	/* outstanding */
+	struct list_head joins;		/* not freed */
+	int next_id;
+	int path_calls, cancels, join_calls, frees;
+	int path_ret;			/* != 0: path_rec_get fails with it */
+} kt_sa;
+
+static int kt_path_rec_get(struct ipn_priv *priv, struct sa_path_rec *rec,
+			   ib_sa_comp_mask mask, unsigned long timeout_ms,
+			   ipn_sa_path_cb done, void *ctx,
+			   struct ib_sa_query **query)
+{
+	struct kt_query *q;
+
+	spin_lock_bh(&kt_sa.lock);
+	kt_sa.path_calls++;
+	spin_unlock_bh(&kt_sa.lock);
+	if (kt_sa.path_ret)
+		return kt_sa.path_ret;
+	q = kzalloc(sizeof(*q), GFP_KERNEL);
+	if (!q)
+		return -ENOMEM;
+	q->done = done;
+	q->ctx = ctx;
+	q->req = *rec;
+	q->mask = mask;
+	spin_lock_bh(&kt_sa.lock);
+	q->id = ++kt_sa.next_id;
+	list_add_tail(&q->list, &kt_sa.queries);
+	spin_unlock_bh(&kt_sa.lock);
+	*query = (struct ib_sa_query *)q;	/* opaque to the caller */
+	return q->id;
+}
+
+static void kt_cancel_work(struct work_struct *work)
+{
+	struct kt_query *q = container_of(work, struct kt_query, work);
+
+	q->done(-EINTR, NULL, 0, q->ctx);
+	kfree(q);
+}
+
+/* Atomic context (the shim holds priv->lock): complete later. */
+static void kt_cancel_query(int id, struct ib_sa_query *query)
+{
+	struct kt_query *q;
+
+	spin_lock_bh(&kt_sa.lock);
+	kt_sa.cancels++;
+	list_for_each_entry(q, &kt_sa.queries, list) {
+		if (q->id == id && (struct ib_sa_query *)q == query) {
+			list_del(&q->list);
+			INIT_WORK(&q->work, kt_cancel_work);
+			queue_work(kt_sa.wq, &q->work);
+			break;
+		}
+	}
+	spin_unlock_bh(&kt_sa.lock);
+}
+
+static struct ib_sa_multicast *kt_join(struct ipn_priv *priv,
+				       struct ib_sa_mcmember_rec *rec,
+				       ib_sa_comp_mask mask,
+				       ipn_sa_join_cb done, void *ctx)
+{
+	struct kt_join *j = kzalloc(sizeof(*j), GFP_KERNEL);
+
+	if (!j)
+		return ERR_PTR(-ENOMEM);
+	j->m.callback = done;
+	j->m.context = ctx;
+	j->m.rec = *rec;
+	j->m.comp_mask = mask;
+	j->req = *rec;
+	j->mask = mask;
+	spin_lock_bh(&kt_sa.lock);
+	kt_sa.join_calls++;
+	list_add_tail(&j->list, &kt_sa.joins);
+	spin_unlock_bh(&kt_sa.lock);
+	return &j->m;
+}
+
+static bool kt_join_idle(struct kt_join *j)
+{
+	bool idle;
+
+	spin_lock_bh(&kt_sa.lock);
+	idle = !j->in_cb;
+	spin_unlock_bh(&kt_sa.lock);
+	return idle;
+}
+
+static void kt_free_multicast(struct ib_sa_multicast *m)
+{
+	struct kt_join *j = container_of(m, struct kt_join, m);
+
+	might_sleep();
+	spin_lock_bh(&kt_sa.lock);
+	kt_sa.frees++;
+	j->freed = true;
+	list_del(&j->list);
+	spin_unlock_bh(&kt_sa.lock);
+	wait_event(kt_sa.wait, kt_join_idle(j));
+	kfree(j);
+}
+
+static const u8 kt_dmac[ETH_ALEN] = { 0x02, 0, 0, 0, 0, 0x01 };
+
+static int kt_path_ah_attr(struct ipn_priv *priv, struct sa_path_rec *rec,
+			   struct rdma_ah_attr *attr)
+{
+	ipn_roce_attr(priv, rec->dgid.raw, 1, attr);
+	memcpy(attr->roce.dmac, kt_dmac, ETH_ALEN);
+	return 0;
+}
+
+static int kt_mc_ah_attr(struct ipn_priv *priv, struct ib_sa_mcmember_rec *rec,
+			 struct rdma_ah_attr *attr)
+{
+	ipn_roce_attr(priv, rec->mgid.raw, 1, attr);
+	rdma_get_mcast_mac((struct in6_addr *)rec->mgid.raw, attr->roce.dmac);
+	return 0;
+}
+
+static const struct ipn_sa_ops kt_sa_ops = {
+	.path_rec_get = kt_path_rec_get,
+	.cancel_query = kt_cancel_query,
+	.join = kt_join,
+	.free_multicast = kt_free_multicast,
+	.path_ah_attr = kt_path_ah_attr,
+	.mc_ah_attr = kt_mc_ah_attr,
+};
+
+/* ------------------------------------------------------------------ */
+/* The SA's answers                                                     */
+/* ------------------------------------------------------------------ */
+
+/* Answer the oldest query for dgid. -ENOENT: none outstanding. */
+static int kt_answer_path(const u8 *dgid, int status)
+{
+	struct sa_path_rec resp = {};
+	struct kt_query *q, *found = NULL;
+
+	spin_lock_bh(&kt_sa.lock);
+	list_for_each_entry(q, &kt_sa.queries, list) {
+		if (!memcmp(q->req.dgid.raw, dgid, 16)) {
+			found = q;
+			list_del(&q->list);
+			break;
+		}
+	}
+	spin_unlock_bh(&kt_sa.lock);
+	if (!found)
+		return -ENOENT;
+	resp = found->req;
+	resp.rec_type = SA_PATH_REC_TYPE_IB;
+	found->done(status, status ? NULL : &resp, status ? 0 : 1, found->ctx);
+	kfree(found);
+	return 0;
+}
+
+static struct kt_join *kt_find_join(const u8 *mgid)
+{
+	struct kt_join *j, *found = NULL;
+
+	list_for_each_entry(j, &kt_sa.joins, list)
+		if (!memcmp(j->req.mgid.raw, mgid, 16))
+			found = j;	/* the newest */
+	return found;
+}
+
+/*
+ * Deliver a join result for mgid as the SA does: on success the record
+ * carries the group's Q_Key, MTU and MLID. -ENOENT: no such membership.
+ */
+static int kt_answer_join(const u8 *mgid, int status, u32 qkey, u8 mtu)
+{
+	struct kt_join *j;
+
+	spin_lock_bh(&kt_sa.lock);
+	j = kt_find_join(mgid);
+	if (j)
+		j->in_cb++;
+	spin_unlock_bh(&kt_sa.lock);
+	if (!j)
+		return -ENOENT;
+	if (!status) {
+		j->m.rec.qkey = cpu_to_be32(qkey);
+		j->m.rec.mtu = mtu;
+		j->m.rec.mlid = cpu_to_be16(0xc001);
+		j->m.rec.rate = IB_RATE_10_GBPS;
+		j->m.rec.hop_limit = 1;
+	}
+	j->m.callback(status, &j->m);
+	spin_lock_bh(&kt_sa.lock);
+	j->in_cb--;
+	spin_unlock_bh(&kt_sa.lock);
+	wake_up_all(&kt_sa.wait);
+	return 0;
+}
+
+static int kt_count_joins(const u8 *mgid)
+{
+	struct kt_join *j;
+	int n = 0;
+
+	spin_lock_bh(&kt_sa.lock);
+	list_for_each_entry(j, &kt_sa.joins, list)
+		n += !memcmp(j->req.mgid.raw, mgid, 16);
+	spin_unlock_bh(&kt_sa.lock);
+	return n;
+}
+
+static int kt_count_queries(void)
+{
+	struct kt_query *q;
+	int n = 0;
+
+	spin_lock_bh(&kt_sa.lock);
+	list_for_each_entry(q, &kt_sa.queries, list)
+		n++;
+	spin_unlock_bh(&kt_sa.lock);
+	return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* The interface under test                                             */
+/* ------------------------------------------------------------------ */
+
+struct kt_ctx {
+	struct ib_device *ca;
+	struct ipn_priv *priv;
+};
+
+/* Let the control work run what the last call queued (it takes rtnl). */
+static void kt_settle(struct ipn_priv *priv)
+{
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		flush_workqueue(kt_sa.wq);
+		flush_workqueue(priv->wq);
+	}
+}
+
+/* Wait up to ms for cond, letting the driver's works run. */
+#define kt_wait(priv, ms, cond) ({					\
+	unsigned long __end = jiffies + msecs_to_jiffies(ms);		\
+	bool __ok;							\
+	while (!(__ok = (cond)) && time_before(jiffies, __end)) {	\
+		kt_settle(priv);					\
+		msleep(20);						\
+	}								\
+	__ok;								\
+})
+
+static int kt_init(struct kunit *test)
+{
+	struct kt_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct inet6_dev *idev;
+	struct ipn_priv *priv;
+	int ret;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	test->priv = c;
+	spin_lock_init(&kt_sa.lock);
+	init_waitqueue_head(&kt_sa.wait);
+	INIT_LIST_HEAD(&kt_sa.queries);
+	INIT_LIST_HEAD(&kt_sa.joins);
+	kt_sa.path_calls = 0;
+	kt_sa.cancels = 0;
+	kt_sa.join_calls = 0;
+	kt_sa.frees = 0;
+	kt_sa.path_ret = 0;
+	kt_sa.wq = alloc_workqueue("ipn_kt_sa", 0, 0);
+	KUNIT_ASSERT_NOT_NULL(test, kt_sa.wq);
+
+	c->ca = ib_device_get_by_name(ipn_kunit_ibdev, RDMA_DRIVER_UNKNOWN);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, c->ca,
+				  "no RDMA device %s (module parameter ibdev)",
+				  ipn_kunit_ibdev);
+	priv = ipn_dev_create(c->ca, 1, IPC_PKEY_DEFAULT);
+	if (IS_ERR(priv)) {
+		ib_device_put(c->ca);
+		KUNIT_ASSERT_FAILURE(test, "ipn_dev_create: %pe", priv);
+	}
+	c->priv = priv;
+	/* The InfiniBand backend, with the scripted SA. */
+	priv->ops = &ipn_ib_ops;
+	priv->sa = &kt_sa_ops;
+
+	rtnl_lock();
+	/* No IPv6 autoconfiguration: its groups and DAD are not the subject. */
+	idev = __in6_dev_get(priv->dev);
+	if (idev)
+		idev->cnf.disable_ipv6 = 1;
+	ret = dev_open(priv->dev, NULL);
+	rtnl_unlock();
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	return 0;
+}
+
+static void kt_exit(struct kunit *test)
+{
+	struct kt_ctx *c = test->priv;
+
+	if (c && c->priv) {
+		ipn_dev_destroy(c->priv);	/* down, then gone */
+		flush_workqueue(kt_sa.wq);
+		/* Every query was answered or cancelled, every join freed. */
+		KUNIT_EXPECT_EQ(test, kt_count_queries(), 0);
+		KUNIT_EXPECT_TRUE(test, list_empty(&kt_sa.joins));
+	}
+	if (c && c->ca)
+		ib_device_put(c->ca);
+	if (kt_sa.wq)
+		destroy_workqueue(kt_sa.wq);
+	kt_sa.wq = NULL;
+}
+
+static u64 kt_stat(struct ipn_priv *priv, size_t off)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += *(u64 *)((u8 *)per_cpu_ptr(priv->stats, cpu) + off);
+	return sum;
+}
+
+#define kt_stat_of(priv, member) \
+	kt_stat(priv, offsetof(struct ipn_stats, member))
+
+static u64 kt_drops(struct ipn_priv *priv, int reason)
+{
+	return kt_stat(priv, offsetof(struct ipn_stats, drop) +
+			     reason * sizeof(u64));
+}
+
+/* Send one IPv4 frame to the 20-byte address daddr, as the stack does. */
+static void kt_xmit(struct ipn_priv *priv, const u8 *daddr, __be32 ip_dst)
+{
+	struct net_device *dev = priv->dev;
+	struct netdev_queue *txq;
+	struct sk_buff *skb;
+	struct iphdr *ip;
+
+	skb = alloc_skb(IPN_HARD_LEN + 64, GFP_KERNEL);
+	if (!skb)
+		return;
+	skb_reserve(skb, IPN_HARD_LEN);
+	ip = skb_put_zero(skb, 64);
+	ip->version = 4;
+	ip->ihl = 5;
+	ip->ttl = 1;
+	ip->tot_len = htons(64);
+	ip->daddr = ip_dst;
+	skb->dev = dev;
+	skb->protocol = htons(ETH_P_IP);
+	dev_hard_header(skb, dev, ETH_P_IP, daddr, NULL, skb->len);
+	skb_reset_mac_header(skb);
+
+	local_bh_disable();
+	txq = netdev_get_tx_queue(dev, 0);
+	__netif_tx_lock(txq, smp_processor_id());
+	if (ipn_start_xmit(skb, dev) != NETDEV_TX_OK)
+		kfree_skb(skb);
+	__netif_tx_unlock(txq);
+	local_bh_enable();
+}
+
+static int kt_path_state(struct ipn_priv *priv, const u8 *gid)
+{
+	struct ipn_path *path;
+	int state = -1;
+
+	spin_lock_bh(&priv->lock);
+	hash_for_each_possible(priv->paths, path, node,
+			       ipc_gid_hash(gid, priv->hash_seed))
+		if (!memcmp(path->gid, gid, 16))
+			state = path->st.state;
+	spin_unlock_bh(&priv->lock);
+	return state;
+}
+
+static int kt_mc_state(struct ipn_priv *priv, const u8 *mgid)
+{
+	struct ipn_mcast *mc;
+	int state = -1;
+
+	spin_lock_bh(&priv->lock);
+	mc = ipn_mcast_find(priv, mgid);
+	if (mc)
+		state = mc->st.state;
+	spin_unlock_bh(&priv->lock);
+	return state;
+}
+
+#define KT_QKEY 0x0000beefu
+
+/* Bring the broadcast group up through the SA: the common first step. */
+static void kt_join_bcast(struct kunit *test, struct ipn_priv *priv)
+{
+	const u8 *bgid = priv->ifid.bcast_gid;
+
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_count_joins(bgid) > 0));
+	KUNIT_ASSERT_EQ(test, kt_answer_join(bgid, 0, KT_QKEY, IB_MTU_2048), 0);
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000,
+					netif_carrier_ok(priv->dev)));
+}
+
+/* ------------------------------------------------------------------ */
+/* Cases                                                                */
+/* ------------------------------------------------------------------ */
+
+/*
+ * RFC 4391 s5, s9.1.2: a FullMember join of the broadcast group; its Q_Key
+ * and MTU become the interface's; carrier only once joined.
+ */
+static void sa_bcast_join(struct kunit *test)
+{
+	struct ipn_priv *priv = ((struct kt_ctx *)test->priv)->priv;
+	const u8 *bgid = priv->ifid.bcast_gid;
+	struct kt_join *j;
+
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_count_joins(bgid) > 0));
+	KUNIT_EXPECT_FALSE(test, netif_carrier_ok(priv->dev));
+	spin_lock_bh(&kt_sa.lock);
+	j = kt_find_join(bgid);
+	KUNIT_EXPECT_EQ(test, j->req.join_state, IPC_JOIN_FULL);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(j->req.pkey), IPC_PKEY_DEFAULT);
+	KT_EXPECT_MEMEQ(test, j->req.port_gid.raw, priv->ifid.gid, 16);
+	/* The broadcast group's own parameters are the SA's to choose. */
+	KUNIT_EXPECT_FALSE(test, j->mask & IB_SA_MCMEMBER_REC_QKEY);
+	spin_unlock_bh(&kt_sa.lock);
+
+	KUNIT_ASSERT_EQ(test, kt_answer_join(bgid, 0, KT_QKEY, IB_MTU_2048), 0);
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000,
+					netif_carrier_ok(priv->dev)));
+	KUNIT_EXPECT_EQ(test, kt_mc_state(priv, bgid), IPC_MC_JOINED);
+	KUNIT_EXPECT_EQ(test, priv->qkey, KT_QKEY);
+	KUNIT_EXPECT_TRUE(test, priv->bcast_rec_valid);
+	KUNIT_EXPECT_EQ(test, priv->dev->max_mtu, 2044u);
+	KUNIT_EXPECT_EQ(test, kt_stat_of(priv, mc_joins), 1u);
+}
+
+/* A failed broadcast join is retried; no carrier meanwhile. */
+static void sa_bcast_join_timeout_retries(struct kunit *test)
+{
+	struct ipn_priv *priv = ((struct kt_ctx *)test->priv)->priv;
+	const u8 *bgid = priv->ifid.bcast_gid;
+	int calls;
+
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_count_joins(bgid) > 0));
+	calls = kt_sa.join_calls;
+	KUNIT_ASSERT_EQ(test, kt_answer_join(bgid, -ETIMEDOUT, 0, 0), 0);
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 5000, kt_sa.join_calls > calls));
+	KUNIT_EXPECT_FALSE(test, netif_carrier_ok(priv->dev));
+	KUNIT_EXPECT_GE(test, kt_stat_of(priv, mc_failures), 1u);
+	/* The retry succeeds. */
+	KUNIT_ASSERT_EQ(test, kt_answer_join(bgid, 0, KT_QKEY, IB_MTU_2048), 0);
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000,
+					netif_carrier_ok(priv->dev)));
+}
+
+/*
+ * An SA event (client reregister): ib_sa reports -ENETRESET on every
+ * established membership, and the port event reaches the driver's event
+ * handler. The -ENETRESET alone changes nothing (no carrier drop, no
+ * failure); the event rejoins every group.
+ */
+static void sa_bcast_enetreset_rejoins(struct kunit *test)
+{
+	struct ipn_priv *priv = ((struct kt_ctx *)test->priv)->priv;
+	const u8 *bgid = priv->ifid.bcast_gid;
+	struct ib_event ev = {
+		.device = priv->ca,
+		.event = IB_EVENT_CLIENT_REREGISTER,
+		.element.port_num = priv->port,
+	};
+	u64 failures;
+	int calls;
+
+	kt_join_bcast(test, priv);
+	calls = kt_sa.join_calls;
+	failures = kt_stat_of(priv, mc_failures);
+	KUNIT_ASSERT_EQ(test, kt_answer_join(bgid, -ENETRESET, 0, 0), 0);
+	kt_settle(priv);
+	KUNIT_EXPECT_TRUE(test, netif_carrier_ok(priv->dev));
+	KUNIT_EXPECT_EQ(test, kt_mc_state(priv, bgid), IPC_MC_JOINED);
+	KUNIT_EXPECT_EQ(test, kt_stat_of(priv, mc_failures), failures);
+	KUNIT_EXPECT_EQ(test, kt_sa.join_calls, calls);
+
+	priv->event_handler.handler(&priv->event_handler, &ev);
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 5000, kt_count_joins(bgid) > 0 &&
+					kt_sa.join_calls > calls));
+	KUNIT_ASSERT_EQ(test, kt_answer_join(bgid, 0, KT_QKEY, IB_MTU_2048), 0);
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000, kt_mc_state(priv, bgid) ==
+					IPC_MC_JOINED));
+	KUNIT_EXPECT_TRUE(test, netif_carrier_ok(priv->dev));
+}
+
+static const u8 kt_peer_gid[16] = { 0xfe, 0x80, [8] = 0x02, [15] = 0x42 };
+
+static void kt_peer_addr(u8 *hw, u32 qpn)
+{
+	struct ipc_addr a = { .qpn = qpn };
+
+	memcpy(a.gid, kt_peer_gid, 16);
+	ipc_addr_encode(&a, hw);
+}
+
+/* s9.1.2: a unicast send asks the SA for a PathRecord, then flows. */
+static void sa_path_query(struct kunit *test)
+{
+	struct ipn_priv *priv = ((struct kt_ctx *)test->priv)->priv;
+	u64 sent;
+	struct kt_query *q;
+	u8 hw[20];
+
+	kt_join_bcast(test, priv);
+	kt_peer_addr(hw, 0x22);
+	sent = kt_stat_of(priv, tx_packets);
+	kt_xmit(priv, hw, htonl(0x0a000002));
+	kt_xmit(priv, hw, htonl(0x0a000002));
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_count_queries() == 1));
+	KUNIT_EXPECT_EQ(test, kt_sa.path_calls, 1);
+	spin_lock_bh(&kt_sa.lock);
+	q = list_first_entry(&kt_sa.queries, struct kt_query, list);
+	KT_EXPECT_MEMEQ(test, q->req.dgid.raw, kt_peer_gid, 16);
+	KT_EXPECT_MEMEQ(test, q->req.sgid.raw, priv->ifid.gid, 16);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(q->req.pkey), IPC_PKEY_DEFAULT);
+	KUNIT_EXPECT_EQ(test, q->req.numb_path, 1);
+	KUNIT_EXPECT_TRUE(test, q->mask & IB_SA_PATH_REC_DGID);
+	spin_unlock_bh(&kt_sa.lock);
+	KUNIT_EXPECT_EQ(test, kt_path_state(priv, kt_peer_gid),
+			IPC_PATH_RESOLVING);
+
+	KUNIT_ASSERT_EQ(test, kt_answer_path(kt_peer_gid, 0), 0);
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000,
+					kt_path_state(priv, kt_peer_gid) ==
+					IPC_PATH_VALID));
+	/* Both waiting frames went out, in order, once. */
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000,
+					kt_stat_of(priv, tx_packets) >=
+					sent + 2));
+	/* A third frame uses the cached handle: no new query. */
+	kt_xmit(priv, hw, htonl(0x0a000002));
+	kt_settle(priv);
+	KUNIT_EXPECT_EQ(test, kt_sa.path_calls, 1);
+}
+
+/* Timeouts: retried with backoff, then the waiting frames are dropped. */
+static void sa_path_timeout(struct kunit *test)
+{
+	struct ipn_priv *priv = ((struct kt_ctx *)test->priv)->priv;
+	u8 hw[20];
+	int i;
+
+	kt_join_bcast(test, priv);
+	kt_peer_addr(hw, 0x22);
+	kt_xmit(priv, hw, htonl(0x0a000002));
+	for (i = 0; i < priv->path_cfg.max_attempts; i++) {
+		KUNIT_ASSERT_TRUE_MSG(test, kt_wait(priv, 10000,
+						    kt_count_queries() == 1),
+				      "attempt %d", i + 1);
+		KUNIT_ASSERT_EQ(test, kt_answer_path(kt_peer_gid, -ETIMEDOUT),
+				0);
+		kt_settle(priv);
+	}
+	KUNIT_EXPECT_EQ(test, kt_stat_of(priv, path_failures),
+			(u64)priv->path_cfg.max_attempts);
+	KUNIT_EXPECT_EQ(test, kt_path_state(priv, kt_peer_gid),
+			IPC_PATH_FAILED);
+	KUNIT_EXPECT_GE(test, kt_drops(priv, IPC_R_NO_ROUTE), 1u);
+}
+
+/* The query cannot even start: a failure now, nothing left behind. */
+static void sa_path_start_fails(struct kunit *test)
+{
+	struct ipn_priv *priv = ((struct kt_ctx *)test->priv)->priv;
+	u8 hw[20];
+
+	kt_join_bcast(test, priv);
+	kt_sa.path_ret = -ENOMEM;
+	kt_peer_addr(hw, 0x22);
+	kt_xmit(priv, hw, htonl(0x0a000002));
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000,
+					kt_stat_of(priv, path_failures) >= 1));
+	KUNIT_EXPECT_EQ(test, kt_count_queries(), 0);
+	KUNIT_EXPECT_NE(test, kt_path_state(priv, kt_peer_gid),
+			IPC_PATH_VALID);
+}
+
+/*
+ * Interface down while a query is outstanding: it is cancelled, its
+ * -EINTR completion arrives after the cancel from another context, and
+ * down waits for it. A late answer finds nothing.
+ */
+static void sa_path_cancel_on_down(struct kunit *test)
+{
+	struct ipn_priv *priv = ((struct kt_ctx *)test->priv)->priv;
+	u8 hw[20];
+
+	kt_join_bcast(test, priv);
+	kt_peer_addr(hw, 0x22);
+	kt_xmit(priv, hw, htonl(0x0a000002));
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_count_queries() == 1));
+	rtnl_lock();
+	dev_close(priv->dev);
+	rtnl_unlock();
+	KUNIT_EXPECT_EQ(test, kt_sa.cancels, 1);
+	KUNIT_EXPECT_EQ(test, kt_count_queries(), 0);
+	KUNIT_EXPECT_EQ(test, kt_answer_path(kt_peer_gid, 0), -ENOENT);
+	KUNIT_EXPECT_EQ(test, kt_path_state(priv, kt_peer_gid), -1);
+	/* Every membership was freed by the leave. */
+	KUNIT_EXPECT_TRUE(test, list_empty(&kt_sa.joins));
+}
+
+/*
+ * RFC 4391 s10: a frame to a group we are not in makes a SendOnly join
+ * with the broadcast group's parameters; "group missing" drops it when no
+ * router can take it.
+ */
+static void sa_sendonly_group_missing(struct kunit *test)
+{
+	struct ipn_priv *priv = ((struct kt_ctx *)test->priv)->priv;
+	__be32 group = htonl(0xefc00001);	/* 239.192.0.1 */
+	struct kt_join *j;
+	u8 hw[20], mgid[16];
+
+	kt_join_bcast(test, priv);
+	memcpy(hw, priv->dev->broadcast, 20);
+	ipc_mgid_from_ipv4((const u8 *)&group, priv->ifid.bcast_gid, mgid);
+	memcpy(hw + 4, mgid, 16);
+	kt_xmit(priv, hw, group);
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_count_joins(mgid) == 1));
+	spin_lock_bh(&kt_sa.lock);
+	j = kt_find_join(mgid);
+	KUNIT_EXPECT_EQ(test, j->req.join_state, IPC_JOIN_SENDONLY);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(j->req.qkey), KT_QKEY);
+	KUNIT_EXPECT_EQ(test, j->req.mtu, IB_MTU_2048);
+	KUNIT_EXPECT_TRUE(test, j->mask & IB_SA_MCMEMBER_REC_QKEY);
+	spin_unlock_bh(&kt_sa.lock);
+
+	KUNIT_ASSERT_EQ(test, kt_answer_join(mgid, -ENOENT, 0, 0), 0);
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000, kt_mc_state(priv, mgid) ==
+					IPC_MC_MISSING));
+	KUNIT_EXPECT_GE(test, kt_drops(priv, IPC_R_NOT_JOINED) +
+			kt_drops(priv, IPC_R_NO_ROUTE), 1u);
+}
+
+/*
+ * A join answer racing with the interface going down: the answer runs on
+ * another CPU while ndo_stop leaves the group. Either order must end with
+ * the membership freed and nothing touched after free (KASAN watches).
+ */
+struct kt_late {
+	struct work_struct work;
+	u8 mgid[16];
+	int ret;
+};
+
+static void kt_late_work(struct work_struct *work)
+{
+	struct kt_late *l = container_of(work, struct kt_late, work);
+
+	l->ret = kt_answer_join(l->mgid, 0, KT_QKEY, IB_MTU_2048);
+}
+
+static void sa_join_answer_races_down(struct kunit *test)
+{
+	struct ipn_priv *priv = ((struct kt_ctx *)test->priv)->priv;
+	struct kt_late *l = kunit_kzalloc(test, sizeof(*l), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, l);
+	memcpy(l->mgid, priv->ifid.bcast_gid, 16);
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000,
+					kt_count_joins(l->mgid) > 0));
+	INIT_WORK(&l->work, kt_late_work);
+	queue_work(system_unbound_wq, &l->work);
+	rtnl_lock();
+	dev_close(priv->dev);
+	rtnl_unlock();
+	flush_work(&l->work);
+	KUNIT_EXPECT_TRUE(test, l->ret == 0 || l->ret == -ENOENT);
+	KUNIT_EXPECT_TRUE(test, list_empty(&kt_sa.joins));
+	KUNIT_EXPECT_FALSE(test, netif_carrier_ok(priv->dev));
+	/* And the interface comes back: a fresh join. */
+	rtnl_lock();
+	KUNIT_EXPECT_EQ(test, dev_open(priv->dev, NULL), 0);
+	rtnl_unlock();
+	kt_join_bcast(test, priv);
+}
+
+/* Device removal with a query and a join outstanding (kt_exit checks). */
+static void sa_remove_with_requests_outstanding(struct kunit *test)
+{
+	struct ipn_priv *priv = ((struct kt_ctx *)test->priv)->priv;
+	__be32 group = htonl(0xe1000001);
+	u8 hw[20], mgid[16];
+
+	kt_join_bcast(test, priv);
+	kt_peer_addr(hw, 0x33);
+	kt_xmit(priv, hw, htonl(0x0a000003));
+	memcpy(hw, priv->dev->broadcast, 20);
+	ipc_mgid_from_ipv4((const u8 *)&group, priv->ifid.bcast_gid, mgid);
+	memcpy(hw + 4, mgid, 16);
+	kt_xmit(priv, hw, group);
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000, kt_count_queries() == 1 &&
+					kt_count_joins(mgid) == 1));
+	/* kt_exit destroys the interface now. */
+}
+
+static struct kunit_case ipn_sa_cases[] = {
+	KUNIT_CASE(sa_bcast_join),
+	KUNIT_CASE(sa_bcast_join_timeout_retries),
+	KUNIT_CASE(sa_bcast_enetreset_rejoins),
+	KUNIT_CASE(sa_path_query),
+	KUNIT_CASE(sa_path_timeout),
+	KUNIT_CASE(sa_path_start_fails),
+	KUNIT_CASE(sa_path_cancel_on_down),
+	KUNIT_CASE(sa_sendonly_group_missing),
+	KUNIT_CASE(sa_join_answer_races_down),
+	KUNIT_CASE(sa_remove_with_requests_outstanding),
+	{}
+};
+
+static struct kunit_suite ipn_sa_suite = {
+	.name = "ipoib_ng_sa",
+	.init = kt_init,
+	.exit = kt_exit,
+	.test_cases = ipn_sa_cases,
+};
+
+kunit_test_suite(ipn_sa_suite);
