@@ -5,7 +5,7 @@ set -euo pipefail
 
 PKGS=(
 	build-essential g++ make bc bison flex libelf-dev libssl-dev dwarves kmod
-	cpio linux-headers-amd64 linux-image-amd64 linux-source-6.1
+	cpio patch linux-headers-amd64 linux-image-amd64 linux-source-6.1
 	qemu-system-x86 busybox-static
 	rdma-core ibverbs-utils ibverbs-providers infiniband-diags perftest
 	iproute2 iputils-ping iputils-arping ethtool tcpdump iperf3 procps

@@ -319,7 +319,8 @@ KERNEL_BAD_RE='WARNING:|BUG:|Oops|general protection|KASAN|UBSAN|possible circul
 # check_dmesg_clean WHAT: fail if the kernel log holds a warning, naming WHAT.
 check_dmesg_clean() {
 	local lines
-	lines=$(dmesg | grep -E -- "$KERNEL_BAD_RE" || true)
+	lines=$(dmesg | awk -f "$(dirname "${BASH_SOURCE[0]}")/fault-regions.awk" |
+		grep -E -- "$KERNEL_BAD_RE" || true)
 	if [[ -n $lines ]]; then
 		echo "$lines"
 		fail "kernel warnings after $1"

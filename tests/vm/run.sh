@@ -175,7 +175,7 @@ kernel_lines() {
 	local f lines
 	for f in "$1/console.log" "$1/dmesg.txt"; do
 		[[ -f $f ]] || continue
-		lines=$(grep -E -- "$BAD" "$f" | grep -v '^| ')
+		lines=$(awk -f "$HERE/fault-regions.awk" "$f" | grep -E -- "$BAD" | grep -v '^| ')
 		if [[ -n ${VM_CONSOLE_IGNORE:-} ]]; then
 			lines=$(grep -Ev -- "$VM_CONSOLE_IGNORE" <<< "$lines")
 		fi

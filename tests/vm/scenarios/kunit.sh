@@ -18,7 +18,7 @@
 # shellcheck source=SCRIPTDIR/../lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-SUITES=(ipoib_ng_core ipoib_ng_shim ipoib_ng_sa)
+SUITES=(ipoib_ng_core ipoib_ng_shim ipoib_ng_sa ipoib_ng_fault)
 KUNIT_KO=${VM_KUNIT_MODULE:-${VM_MODULE%/*}/ipoib_ng_kunit.ko}
 
 [[ -f $KUNIT_KO ]] || fail "$KUNIT_KO: no such file (build it against a CONFIG_KUNIT kernel: make module-debug)"
@@ -29,6 +29,15 @@ for dep in $(modinfo -F depends "$KUNIT_KO" | tr ',' ' '); do
 	check modprobe "$dep"
 done
 kmsg "loading $KUNIT_KO: the suites run now"
+# ipoib_ng_fault fails each allocation in turn through the task's fail-nth:
+# failslab must consider sleeping allocations and stay quiet (a stack trace
+# per injected fault would read as a kernel warning).
+F=/sys/kernel/debug/failslab
+[[ -d $F ]] || fail "this kernel has no failslab (CONFIG_FAILSLAB, FAULT_INJECTION_DEBUG_FS)"
+echo N > "$F/ignore-gfp-wait"
+echo 0 > "$F/verbose"
+echo 0 > "$F/probability"	# only fail-nth injects
+
 marker="ipoib_ng kunit run $$-$RANDOM"
 echo "$marker" > /dev/kmsg
 check insmod "$KUNIT_KO" ibdev=rxe0

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fault_test.c - suite ipoib_ng_fault: every allocation of interface
+ * creation and of ndo_open fails once, in turn.
+ *
+ * The task's fail-nth counter (Documentation/fault-injection) makes the
+ * n-th fault-injection site this task reaches fail: n = 1, 2, ... until
+ * the operation completes without reaching the n-th site. Each failure
+ * must surface as an error (never a crash, a warning or a half-made
+ * interface), and the operation must succeed once nothing fails. Leaks
+ * are found by the kmemleak scan at the end of the VM run. Needs failslab
+ * with ignore-gfp-wait=N, which the kunit scenario sets.
+ */
+#define IPN_KUNIT 1
+#include <linux/sched.h>
+#include <linux/rtnetlink.h>
+#include "ipoib_ng.h"
+#include "ipn_kunit.h"
+
+#define KT_FAULT_MAX 2000	/* far more sites than either operation has */
+
+#ifdef CONFIG_FAULT_INJECTION
+
+static struct ib_device *kt_fault_dev(struct kunit *test)
+{
+	struct ib_device *ca;
+
+	ca = ib_device_get_by_name(ipn_kunit_ibdev, RDMA_DRIVER_UNKNOWN);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, ca, "no RDMA device %s",
+				  ipn_kunit_ibdev);
+	return ca;
+}
+
+/*
+ * The markers tell the VM harness that the dump_stack() lines of injected
+ * allocation failures in between are expected (tests/vm/fault-regions.awk).
+ */
+static void kt_region(bool begin)
+{
+	pr_info(IPN_DRV_NAME ": fault injection %s\n", begin ? "begins" : "ends");
+}
+
+/* Arm fail-nth for this task; returns what was left of it afterwards. */
+static void kt_arm(unsigned int n)
+{
+	WRITE_ONCE(current->fail_nth, n);
+}
+
+static unsigned int kt_disarm(void)
+{
+	unsigned int left = READ_ONCE(current->fail_nth);
+
+	WRITE_ONCE(current->fail_nth, 0);
+	return left;
+}
+
+/* ipn_dev_create(): verbs, netdev, workqueue, stats, registration. */
+static void fault_dev_create(struct kunit *test)
+{
+	struct ib_device *ca = kt_fault_dev(test);
+	unsigned int n, failed = 0;
+	struct ipn_priv *priv;
+
+	kt_region(true);
+	for (n = 1; n < KT_FAULT_MAX; n++) {
+		kt_arm(n);
+		priv = ipn_dev_create(ca, 1, IPC_PKEY_DEFAULT);
+		if (kt_disarm()) {
+			/* Fewer than n sites: nothing failed, all done. */
+			KUNIT_EXPECT_FALSE(test, IS_ERR(priv));
+			if (!IS_ERR(priv))
+				ipn_dev_destroy(priv);
+			break;
+		}
+		if (IS_ERR(priv)) {
+			failed++;
+			KUNIT_EXPECT_LT(test, PTR_ERR(priv), 0L);
+		} else {
+			/* A failure it could absorb: the interface works. */
+			KUNIT_EXPECT_NOT_NULL(test, priv->qp);
+			ipn_dev_destroy(priv);
+		}
+	}
+	kt_region(false);
+	KUNIT_EXPECT_LT(test, n, (unsigned int)KT_FAULT_MAX);
+	KUNIT_EXPECT_GT(test, failed, 0u);
+	kunit_info(test, "%u fault sites, %u made creation fail\n", n - 1,
+		   failed);
+	ib_device_put(ca);
+}
+
+/* ndo_open: QP to RTS, rings, NAPI, the broadcast group (RoCE backend). */
+static void fault_dev_open(struct kunit *test)
+{
+	struct ib_device *ca = kt_fault_dev(test);
+	unsigned int n, failed = 0;
+	struct ipn_priv *priv;
+	int ret;
+
+	priv = ipn_dev_create(ca, 1, IPC_PKEY_DEFAULT);
+	if (IS_ERR(priv)) {
+		ib_device_put(ca);
+		KUNIT_ASSERT_FAILURE(test, "ipn_dev_create: %pe", priv);
+	}
+	kt_region(true);
+	for (n = 1; n < KT_FAULT_MAX; n++) {
+		rtnl_lock();
+		kt_arm(n);
+		ret = dev_open(priv->dev, NULL);
+		if (kt_disarm()) {
+			KUNIT_EXPECT_EQ(test, ret, 0);
+			dev_close(priv->dev);
+			rtnl_unlock();
+			break;
+		}
+		if (ret) {
+			failed++;
+			KUNIT_EXPECT_FALSE(test, netif_running(priv->dev));
+		} else {
+			dev_close(priv->dev);
+		}
+		rtnl_unlock();
+		flush_workqueue(priv->wq);
+	}
+	kt_region(false);
+	KUNIT_EXPECT_LT(test, n, (unsigned int)KT_FAULT_MAX);
+	KUNIT_EXPECT_GT(test, failed, 0u);
+	kunit_info(test, "%u fault sites, %u made open fail\n", n - 1, failed);
+
+	/* And after all that, it opens. */
+	rtnl_lock();
+	KUNIT_EXPECT_EQ(test, dev_open(priv->dev, NULL), 0);
+	rtnl_unlock();
+	ipn_dev_destroy(priv);
+	ib_device_put(ca);
+}
+
+#else
+
+static void fault_dev_create(struct kunit *test)
+{
+	KUNIT_FAIL(test, "the kernel has no CONFIG_FAULT_INJECTION");
+}
+
+static void fault_dev_open(struct kunit *test)
+{
+	KUNIT_FAIL(test, "the kernel has no CONFIG_FAULT_INJECTION");
+}
+
+#endif
+
+static struct kunit_case ipn_fault_cases[] = {
+	KUNIT_CASE(fault_dev_create),
+	KUNIT_CASE(fault_dev_open),
+	{}
+};
+
+static struct kunit_suite ipn_fault_suite = {
+	.name = "ipoib_ng_fault",
+	.test_cases = ipn_fault_cases,
+};
+
+kunit_test_suite(ipn_fault_suite);
