@@ -30,12 +30,10 @@ static void core_addr_layout(struct kunit *test)
 		0x00, 0x00, 0x00, 0x48, 0xfe, 0x80, 0, 0, 0, 0, 0, 0,
 		0x00, 0x02, 0xc9, 0x03, 0x00, 0x0a, 0xb0, 0xc1
 	};
-	struct ipc_addr a = { .flags = 0xff, .qpn = 0xab000048 }, d;
+	struct ipc_addr a = { .flags = 0, .qpn = 0x48 }, d;
 	u8 hw[20];
 
 	memcpy(a.gid, kt_port_gid, 16);
-	a.flags = 0;
-	a.qpn = 0x48;
 	ipc_addr_encode(&a, hw);
 	KT_EXPECT_MEMEQ(test, hw, want, 20);
 

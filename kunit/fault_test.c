@@ -21,16 +21,6 @@
 
 #ifdef CONFIG_FAULT_INJECTION
 
-static struct ib_device *kt_fault_dev(struct kunit *test)
-{
-	struct ib_device *ca;
-
-	ca = ib_device_get_by_name(ipn_kunit_ibdev, RDMA_DRIVER_UNKNOWN);
-	KUNIT_ASSERT_NOT_NULL_MSG(test, ca, "no RDMA device %s",
-				  ipn_kunit_ibdev);
-	return ca;
-}
-
 /*
  * The markers tell the VM harness that the dump_stack() lines of injected
  * allocation failures in between are expected (tests/vm/fault-regions.awk).
@@ -57,7 +47,7 @@ static unsigned int kt_disarm(void)
 /* ipn_dev_create(): verbs, netdev, workqueue, stats, registration. */
 static void fault_dev_create(struct kunit *test)
 {
-	struct ib_device *ca = kt_fault_dev(test);
+	struct ib_device *ca = ipn_kunit_get_ibdev(test);
 	unsigned int n, failed = 0;
 	struct ipn_priv *priv;
 
@@ -92,7 +82,7 @@ static void fault_dev_create(struct kunit *test)
 /* ndo_open: QP to RTS, rings, NAPI, the broadcast group (RoCE backend). */
 static void fault_dev_open(struct kunit *test)
 {
-	struct ib_device *ca = kt_fault_dev(test);
+	struct ib_device *ca = ipn_kunit_get_ibdev(test);
 	unsigned int n, failed = 0;
 	struct ipn_priv *priv;
 	int ret;

@@ -6,7 +6,10 @@
 #include <kunit/test.h>
 #include <kunit/resource.h>
 
+struct ib_device;
+
 extern char *ipn_kunit_ibdev;
+struct ib_device *ipn_kunit_get_ibdev(struct kunit *test);
 
 /* KUNIT_EXPECT_MEMEQ arrived in 6.2; this one prints both sides. */
 static inline void kt_expect_memeq(struct kunit *test, const void *a,

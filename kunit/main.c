@@ -22,5 +22,17 @@ char *ipn_kunit_ibdev = "rxe0";
 module_param_named(ibdev, ipn_kunit_ibdev, charp, 0444);
 MODULE_PARM_DESC(ibdev, "RDMA device (RoCE port 1) for the device suites (default rxe0)");
 
+/* The device named by ibdev, referenced (ib_device_put); fails the case without it. */
+struct ib_device *ipn_kunit_get_ibdev(struct kunit *test)
+{
+	struct ib_device *ca;
+
+	ca = ib_device_get_by_name(ipn_kunit_ibdev, RDMA_DRIVER_UNKNOWN);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, ca,
+				  "no RDMA device %s (module parameter ibdev)",
+				  ipn_kunit_ibdev);
+	return ca;
+}
+
 MODULE_DESCRIPTION("KUnit suites of ipoib_ng");
 MODULE_LICENSE("GPL");

@@ -324,10 +324,7 @@ static int kt_init(struct kunit *test)
 	kt_sa.wq = alloc_workqueue("ipn_kt_sa", 0, 0);
 	KUNIT_ASSERT_NOT_NULL(test, kt_sa.wq);
 
-	c->ca = ib_device_get_by_name(ipn_kunit_ibdev, RDMA_DRIVER_UNKNOWN);
-	KUNIT_ASSERT_NOT_NULL_MSG(test, c->ca,
-				  "no RDMA device %s (module parameter ibdev)",
-				  ipn_kunit_ibdev);
+	c->ca = ipn_kunit_get_ibdev(test);
 	priv = ipn_dev_create(c->ca, 1, IPC_PKEY_DEFAULT);
 	if (IS_ERR(priv)) {
 		ib_device_put(c->ca);

@@ -70,17 +70,16 @@ module-debug: test-kernel
 # The same scenarios as vm-check. Under TCG the debug kernel runs about 6x
 # slower than Debian's, and kmemleak scans at the end of every scenario.
 VM_DEBUG_TIMEOUT ?= 900
+VM_RUN_DEBUG = $(CURDIR)/tests/vm/run.sh \
+	--kernel '$(TEST_KERNEL_IMAGE)' --modules '$(TEST_KERNEL_MODULES)' \
+	--timeout $(VM_DEBUG_TIMEOUT) $(VM_FLAGS) \
+	--module '$(KMOD_DIR)/ipoib_ng.ko'
+
 vm-check-debug: module-debug
-	$(CURDIR)/tests/vm/run.sh --out $(CURDIR)/build/vm-debug \
-		--kernel '$(TEST_KERNEL_IMAGE)' --modules '$(TEST_KERNEL_MODULES)' \
-		--timeout $(VM_DEBUG_TIMEOUT) $(VM_FLAGS) \
-		--module '$(KMOD_DIR)/ipoib_ng.ko' $(VM_SCENARIOS)
+	$(VM_RUN_DEBUG) --out $(CURDIR)/build/vm-debug $(VM_SCENARIOS)
 
 # The KUnit suites (kunit/) in a VM on the test kernel: prints the counts.
 .PHONY: kunit
 kunit: module-debug
-	$(CURDIR)/tests/vm/run.sh --out $(CURDIR)/build/kunit \
-		--kernel '$(TEST_KERNEL_IMAGE)' --modules '$(TEST_KERNEL_MODULES)' \
-		--timeout $(VM_DEBUG_TIMEOUT) $(VM_FLAGS) \
-		--module '$(KMOD_DIR)/ipoib_ng.ko' kunit
+	$(VM_RUN_DEBUG) --out $(CURDIR)/build/kunit kunit
 	@cat $(CURDIR)/build/kunit/kunit/kunit-summary.txt

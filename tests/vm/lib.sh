@@ -314,13 +314,14 @@ kmsg() {
 
 # The kernel lines run.sh fails a scenario on (its BAD), for checks in the
 # middle of a scenario that name the step that caused them.
-KERNEL_BAD_RE='WARNING:|BUG:|Oops|general protection|KASAN|UBSAN|possible circular locking|DEBUG_LOCKS_WARN_ON|lockdep is turned off|turning off the locking correctness validator|suspicious RCU usage|INFO: task .* blocked|kmemleak: .* new suspected memory leaks|Call Trace:|RCU stall|rcu_.*detected stall|soft lockup|hung_task|Kernel panic|unregister_netdevice: waiting for'
+# shellcheck source=kernel-bad.sh
+. "$(dirname "${BASH_SOURCE[0]}")/kernel-bad.sh"
+KERNEL_BAD_RE+='|unregister_netdevice: waiting for'
 
 # check_dmesg_clean WHAT: fail if the kernel log holds a warning, naming WHAT.
 check_dmesg_clean() {
 	local lines
-	lines=$(dmesg | awk -f "$(dirname "${BASH_SOURCE[0]}")/fault-regions.awk" |
-		grep -E -- "$KERNEL_BAD_RE" || true)
+	lines=$(dmesg | kernel_bad_lines "$KERNEL_BAD_RE" || true)
 	if [[ -n $lines ]]; then
 		echo "$lines"
 		fail "kernel warnings after $1"

@@ -27,7 +27,7 @@
 # A scenario FAILS when the VM produced no exit code (it did not boot, or
 # died), when the exit code is not 0, on a timeout, when kmemleak reports a
 # leak, or when a kernel message in the console or dmesg matches one of the
-# patterns in BAD below. Set VM_CONSOLE_IGNORE to an extended regex to
+# patterns of tests/vm/kernel-bad.sh. Set VM_CONSOLE_IGNORE to an extended regex to
 # tolerate known-benign lines. Exits 0 only when every scenario passed.
 
 set -uo pipefail
@@ -53,7 +53,9 @@ BOOT_BUDGET=${VM_BOOT_BUDGET:-180}
 # Serial console to text: CRLF and SeaBIOS's terminal escapes.
 CLEAN='s/\r$//; s/\x1b\[[0-9;?]*[a-zA-Z]//g; s/\x1bc//g'
 
-BAD='WARNING:|BUG:|Oops|general protection|KASAN|UBSAN|possible circular locking|DEBUG_LOCKS_WARN_ON|lockdep is turned off|turning off the locking correctness validator|suspicious RCU usage|INFO: task .* blocked|kmemleak: .* new suspected memory leaks|Call Trace:|RCU stall|rcu_.*detected stall|soft lockup|hung_task|Kernel panic'
+# shellcheck source=kernel-bad.sh
+. "$HERE/kernel-bad.sh"
+BAD=$KERNEL_BAD_RE
 
 usage() {
 	awk 'NR > 3 && /^#/ { sub(/^# ?/, ""); print; next } NR > 3 { exit }' "$0"
@@ -175,7 +177,7 @@ kernel_lines() {
 	local f lines
 	for f in "$1/console.log" "$1/dmesg.txt"; do
 		[[ -f $f ]] || continue
-		lines=$(awk -f "$HERE/fault-regions.awk" "$f" | grep -E -- "$BAD" | grep -v '^| ')
+		lines=$(kernel_bad_lines "$BAD" "$f" | grep -v '^| ')
 		if [[ -n ${VM_CONSOLE_IGNORE:-} ]]; then
 			lines=$(grep -Ev -- "$VM_CONSOLE_IGNORE" <<< "$lines")
 		fi
