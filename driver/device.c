@@ -463,6 +463,7 @@ struct ipn_priv *ipn_dev_create(struct ib_device *ca, u32 port, u16 pkey)
 	if (ret)
 		goto err_napi;
 	netif_carrier_off(dev);
+	ipn_debugfs_add(priv);
 	return priv;
 
 err_napi:
@@ -484,6 +485,7 @@ void ipn_dev_destroy(struct ipn_priv *priv)
 {
 	struct net_device *dev = priv->dev;
 
+	ipn_debugfs_remove(priv);
 	unregister_netdev(dev);		/* ndo_stop if it was up */
 	destroy_workqueue(priv->wq);	/* runs what was still queued */
 	netif_napi_del(&priv->tx_napi);

@@ -271,6 +271,7 @@ struct ipn_priv {
 
 	struct ipn_stats __percpu *stats;
 	u32 hash_seed;
+	struct dentry *debugfs;		/* this interface's directory */
 };
 
 static inline u64 ipn_now_ms(void)
@@ -367,6 +368,11 @@ void ipn_mcast_rx_mode_work(struct work_struct *work);
 int ipn_mcast_join_bcast(struct ipn_priv *priv);
 void ipn_mcast_flush_all(struct ipn_priv *priv);
 void ipn_mcast_destroy_all(struct ipn_priv *priv);
+
+/* debugfs.c */
+extern struct dentry *ipn_debugfs_root;
+void ipn_debugfs_add(struct ipn_priv *priv);
+void ipn_debugfs_remove(struct ipn_priv *priv);
 
 /* netlink.c */
 int ipn_netlink_init(void);

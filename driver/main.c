@@ -2,6 +2,7 @@
 /*
  * main.c - module parameters, init and exit (exact reverse) only.
  */
+#include <linux/debugfs.h>
 #include <linux/module.h>
 #include "ipoib_ng.h"
 
@@ -45,9 +46,10 @@ static int __init ipn_init(void)
 {
 	int ret;
 
+	ipn_debugfs_root = debugfs_create_dir(IPN_DRV_NAME, NULL);
 	ret = ipn_netlink_init();
 	if (ret)
-		return ret;
+		goto err_debugfs;
 	ret = ipn_ib_init();
 	if (ret)
 		goto err_netlink;
@@ -57,6 +59,8 @@ static int __init ipn_init(void)
 
 err_netlink:
 	ipn_netlink_exit();
+err_debugfs:
+	debugfs_remove(ipn_debugfs_root);
 	return ret;
 }
 
@@ -64,6 +68,7 @@ static void __exit ipn_exit(void)
 {
 	ipn_ib_exit();
 	ipn_netlink_exit();
+	debugfs_remove(ipn_debugfs_root);
 }
 
 module_init(ipn_init);

@@ -73,6 +73,28 @@ static void ipn_roce_detach(struct ipn_priv *priv, struct ipn_mcast *mc)
 	ib_detach_mcast(priv->qp, (union ib_gid *)mc->mgid, 0);
 }
 
+/*
+ * The source GID is the one whose IP address the routing table chose for
+ * the destination, as a RoCEv2 datagram crossing routers needs a routable
+ * source; GID index 0 (link-local) stays the fallback.
+ */
+static void ipn_roce_pick_sgid(struct ipn_priv *priv, struct ipn_path *path,
+			       struct sockaddr *src)
+{
+	const struct ib_gid_attr *attr;
+	union ib_gid gid;
+
+	if (rdma_ip2gid(src, &gid))
+		return;
+	attr = rdma_find_gid_by_port(priv->ca, &gid,
+				     path->dev_addr->sgid_attr->gid_type,
+				     priv->port, priv->roce_ndev);
+	if (IS_ERR(attr))
+		return;
+	path->attr.grh.sgid_index = attr->index;
+	rdma_put_gid_attr(attr);
+}
+
 static void ipn_roce_resolved(int status, struct sockaddr *src,
 			      struct rdma_dev_addr *addr, void *ctx)
 {
@@ -82,6 +104,7 @@ static void ipn_roce_resolved(int status, struct sockaddr *src,
 	if (!status) {
 		memcpy(path->attr.roce.dmac, addr->dst_dev_addr, ETH_ALEN);
 		path->attr.grh.hop_limit = addr->hoplimit;
+		ipn_roce_pick_sgid(priv, path, src);
 	}
 	rdma_put_gid_attr(addr->sgid_attr);
 	addr->sgid_attr = NULL;
@@ -96,10 +119,7 @@ static void ipn_roce_resolved(int status, struct sockaddr *src,
 static int ipn_roce_path_query(struct ipn_priv *priv, struct ipn_path *path)
 {
 	struct in6_addr *dgid = (struct in6_addr *)path->gid;
-	union {
-		struct sockaddr sa;
-		struct sockaddr_in6 in6;
-	} src, dst;
+	struct sockaddr_storage src = {}, dst;
 	const struct ib_gid_attr *sgid_attr;
 	int ret;
 
@@ -121,13 +141,17 @@ static int ipn_roce_path_query(struct ipn_priv *priv, struct ipn_path *path)
 	sgid_attr = rdma_get_gid_attr(priv->ca, priv->port, 0);
 	if (IS_ERR(sgid_attr))
 		return PTR_ERR(sgid_attr);
+	/*
+	 * The GID attribute gives the namespace and the RoCE netdev to
+	 * route in; the unspecified source lets the route pick the address.
+	 */
 	memset(path->dev_addr, 0, sizeof(*path->dev_addr));
 	path->dev_addr->sgid_attr = sgid_attr;
 	path->dev_addr->net = &init_net;
-	path->dev_addr->bound_dev_if = priv->roce_ndev->ifindex;
-	rdma_gid2ip(&src.sa, &sgid_attr->gid);
-	rdma_gid2ip(&dst.sa, (union ib_gid *)path->gid);
-	ret = rdma_resolve_ip(&src.sa, &dst.sa, path->dev_addr,
+	rdma_gid2ip((struct sockaddr *)&dst, (union ib_gid *)path->gid);
+	src.ss_family = dst.ss_family;
+	ret = rdma_resolve_ip((struct sockaddr *)&src, (struct sockaddr *)&dst,
+			      path->dev_addr,
 			      IPN_ROCE_RESOLVE_MS, ipn_roce_resolved, true,
 			      path);
 	if (ret) {

@@ -38,6 +38,14 @@ dump_state() {
 		ip -n "$ns" neigh
 	done
 	rdma link show
+	rdma statistic show
+	for d in /sys/kernel/debug/$IPOIB_NAME/*/; do
+		[[ -d $d ]] || continue
+		echo "--- $d path ---"
+		cat "$d/path"
+		echo "--- $d mcg ---"
+		cat "$d/mcg"
+	done
 	lsmod | grep -E "^($IPOIB_NAME|ib_|rdma)" || true
 	echo "--- dmesg tail ---"
 	dmesg | tail -n 30
@@ -288,6 +296,35 @@ setup_ipoib_netns_pair() {
 	check ip -n n2 addr add fd00::2/64 dev "$IB2" nodad
 }
 
+# gid_index DEV GID: the index of GID (sysfs form, "fd99:0000:...:0002") in
+# port 1's GID table of DEV.
+gid_index() {
+	local f
+	for f in "/sys/class/infiniband/$1/ports/1/gids/"*; do
+		if [[ $(< "$f") == "$2" ]]; then
+			echo "${f##*/}"
+			return 0
+		fi
+	done 2> /dev/null
+	return 1
+}
+
+# gid_bytes GID: a GID in sysfs form as colon-separated bytes.
+gid_bytes() {
+	sed 's/://g; s/../&:/g; s/:$//' <<< "$1"
+}
+
+# ipoib_debugfs DEV [PORT [PKEY]]: the driver's debugfs folder of that
+# interface (path, mcg).
+ipoib_debugfs() {
+	echo "/sys/kernel/debug/$IPOIB_NAME/$1-${2:-1}-${3:-ffff}"
+}
+
+# path_line DEV GID: the line of the debugfs path table for GID.
+path_line() {
+	grep "^$2 " "$(ipoib_debugfs "$1")/path"
+}
+
 # kmemleak_scan: scan twice, print the report; fails if it is not empty.
 # guest.sh does this after every scenario; call it to check a step sooner.
 kmemleak_scan() {
@@ -375,6 +412,25 @@ iperf3_mbps() {
 iperf3_udp_loss() {
 	awk '$NF == "receiver" { for (i = 1; i <= NF; i++) if ($i ~ /^\([0-9.e+-]+%\)$/) { v = $i } }
 		END { if (v == "") exit 1; gsub(/[()%]/, "", v); print v }' "$1"
+}
+
+# udp_blast NS ADDR SECONDS: send small UDP datagrams (port 9, discard) to
+# ADDR from NS as fast as the socket takes them, for SECONDS. The send
+# buffer is forced large, so that it is the interface that stalls first,
+# not the socket; a full buffer is waited out, not an error.
+udp_blast() {
+	ns_exec "$1" python3 - "$2" "$3" << 'PY'
+import socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, 32, 64 << 20)  # SO_SNDBUFFORCE
+s.setblocking(False)
+end = time.monotonic() + float(sys.argv[2])
+while time.monotonic() < end:
+    try:
+        s.sendto(b"x" * 64, (sys.argv[1], 9))
+    except OSError:
+        time.sleep(0.01)
+PY
 }
 
 # ping_fails_cleanly NS ADDR [ping options]: no echo reply comes back, and

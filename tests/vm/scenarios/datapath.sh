@@ -13,6 +13,9 @@
 #   MTU          4092 (the maximum) with DF, fragmentation, 1280 with DF,
 #                refused values (above the maximum, below 68)
 #   down/up      5 cycles, ping after each, the address (QPN) unchanged
+#   TX watchdog  a plug qdisc on va stalls rxe0's transmit: the send ring
+#                fills, the watchdog fires, the driver restarts the datapath;
+#                after the unplug ping works again, with the same address
 #
 #  +------------ n1 ------------+             +------------ n2 ------------+
 #  |  $IB1 (ipoib_ng on rxe0)   |             |  $IB2 (ipoib_ng on rxe1)   |
@@ -37,11 +40,6 @@ BCAST='00:ff:ff:ff:ff:12:40:1b:ff:ff:00:00:00:00:00:00:ff:ff:ff:ff'
 
 setup_ipoib_netns_pair
 
-# gid_bytes DEV: port 1 GID 0 of DEV as colon-separated bytes, lower case.
-gid_bytes() {
-	sed 's/://g; s/../&:/g; s/:$//' "/sys/class/infiniband/$1/ports/1/gids/0"
-}
-
 # check_link NS IF RXE: ip -d link show, parsed.
 check_link() {
 	local ns=$1 ifc=$2 rxe=$3 out addr gid
@@ -57,7 +55,7 @@ check_link() {
 		fail "$ifc: no 'ipoib pkey 0xffff mode datagram' in ip -d link"
 	[[ $out =~ \ mtu\ 4092\  ]] || fail "$ifc: MTU is not 4092 (IB MTU 4096 on a veth MTU 9000)"
 	[[ $out == *"minmtu 68 maxmtu 4092"* ]] || fail "$ifc: not 'minmtu 68 maxmtu 4092'"
-	gid=$(gid_bytes "$rxe")
+	gid=$(gid_bytes "$(< "/sys/class/infiniband/$rxe/ports/1/gids/0")")
 	[[ ${addr:12} == "$gid" ]] || fail "$ifc: address $addr does not end with $rxe's GID 0 $gid"
 	[[ ${addr:0:2} == 00 && ${addr:3:8} != 00:00:00 ]] ||
 		fail "$ifc: address $addr: flags byte not 0 or QPN 0"
@@ -236,6 +234,35 @@ check ip -n n1 addr replace fd00::1/64 dev "$IB1" nodad
 check ip -n n2 addr replace fd00::2/64 dev "$IB2" nodad
 check_ping n1 fd00::2
 check_ping n2 fd00::1
+
+kmsg "TX watchdog: rxe0's transmit stalled by a plug qdisc on va"
+# rxe completes a UD send once its datagram is queued on va, but stops
+# taking sends while 64 of its datagrams wait there: a plugged qdisc stops
+# the send completions as a hung adapter would.
+# tx_timeout IF: the kernel's count of transmit timeouts of IF's queue 0.
+tx_timeouts() {
+	ns_exec n1 cat "/sys/class/net/$IB1/queues/tx-0/tx_timeout"
+}
+tx_timed_out_since() {
+	(($(tx_timeouts) > $1))
+}
+check modprobe sch_plug
+t0=$(tx_timeouts)
+check tc qdisc add dev va root plug
+udp_blast n1 10.1.0.2 120 &
+flood=$!
+wait_for 90 "a transmit timeout on $IB1" tx_timed_out_since "$t0"
+wait_for 30 "the datapath restart" \
+	bash -c "dmesg | grep -q '$IB1: restarting the datapath after a transmit timeout'"
+kill "$flood" 2> /dev/null || true
+wait "$flood" 2> /dev/null || true
+check tc qdisc del dev va root
+wait_for 30 "carrier on $IB1 in n1" has_carrier n1 "$IB1"
+check_ping n1 10.1.0.2
+check_ping n2 10.1.0.1
+[[ $(link_addr n1 "$IB1") == "$ADDR1" ]] ||
+	fail "$IB1: address changed across the restart: $(link_addr n1 "$IB1"), was $ADDR1"
+dmesg | grep -E "$IB1: (transmit timeout|restarting)|NETDEV WATCHDOG" || true
 
 kmsg "counters"
 for pair in "n1 $IB1" "n2 $IB2"; do

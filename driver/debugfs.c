@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * debugfs.c - the state of paths and multicast groups, for the
+ * administrator: /sys/kernel/debug/ipoib_ng/<ibdev>-<port>-<pkey>/path and
+ * mcg, one line per entry, "key value" pairs after the GID. Named by port
+ * and P_Key rather than by interface, which can be renamed and can share a
+ * name with another interface in another namespace.
+ */
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+#include "ipoib_ng.h"
+
+struct dentry *ipn_debugfs_root;
+
+static const char * const ipn_join_names[] = {
+	[IPC_JOIN_NONE] = "-",
+	[IPC_JOIN_FULL] = "full",
+	[IPC_JOIN_NON] = "non",
+	[IPC_JOIN_FULL | IPC_JOIN_NON] = "full+non",
+	[IPC_JOIN_SENDONLY] = "sendonly",
+	[IPC_JOIN_FULL | IPC_JOIN_SENDONLY] = "full+sendonly",
+	[IPC_JOIN_NON | IPC_JOIN_SENDONLY] = "non+sendonly",
+	[IPC_JOIN_FULL | IPC_JOIN_NON | IPC_JOIN_SENDONLY] = "all",
+};
+
+static const char *ipn_join_name(u8 type)
+{
+	return ipn_join_names[type & 7];
+}
+
+/* Milliseconds until the deadline, 0 if none or passed. */
+static u64 ipn_ms_left(u64 deadline, u64 now)
+{
+	return deadline != IPC_NO_DEADLINE && deadline > now ?
+	       deadline - now : 0;
+}
+
+static void ipn_show_attr(struct seq_file *m, struct ipn_priv *priv,
+			  const struct rdma_ah_attr *attr)
+{
+	const struct ib_global_route *grh = rdma_ah_read_grh(attr);
+
+	seq_printf(m, " sl %u sgid_index %u hop_limit %u",
+		   rdma_ah_get_sl(attr), grh->sgid_index, grh->hop_limit);
+	if (priv->roce)
+		seq_printf(m, " dmac %pM", attr->roce.dmac);
+	else
+		seq_printf(m, " dlid 0x%04x", rdma_ah_get_dlid(attr));
+}
+
+static int ipn_path_show(struct seq_file *m, void *v)
+{
+	struct ipn_priv *priv = m->private;
+	u64 now = ipn_now_ms();
+	struct ipn_path *path;
+	int bkt;
+
+	spin_lock_bh(&priv->lock);
+	hash_for_each(priv->paths, bkt, path, node) {
+		seq_printf(m, "%pI6 state %s attempts %u queued %u status %d retry_ms %llu",
+			   path->gid, ipc_path_state_name(path->st.state),
+			   path->st.attempts, path->st.queued,
+			   path->st.last_status,
+			   ipn_ms_left(path->st.deadline_ms, now));
+		if (path->ah)
+			ipn_show_attr(m, priv, &path->attr);
+		seq_putc(m, '\n');
+	}
+	spin_unlock_bh(&priv->lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(ipn_path);
+
+static int ipn_mcg_show(struct seq_file *m, void *v)
+{
+	struct ipn_priv *priv = m->private;
+	u64 now = ipn_now_ms();
+	struct ipn_mcast *mc;
+
+	spin_lock_bh(&priv->lock);
+	list_for_each_entry(mc, &priv->mcasts, list) {
+		seq_printf(m, "%pI6 state %s want %s joined %s pending %s attempts %u queued %u status %d retry_ms %llu%s\n",
+			   mc->mgid, ipc_mc_state_name(mc->st.state),
+			   ipn_join_name(mc->st.want),
+			   ipn_join_name(mc->st.joined),
+			   ipn_join_name(mc->st.pending), mc->st.attempts,
+			   mc->st.queued, mc->st.last_status,
+			   ipn_ms_left(mc->st.deadline_ms, now),
+			   mc->is_bcast ? " broadcast" : "");
+	}
+	spin_unlock_bh(&priv->lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(ipn_mcg);
+
+/* Best effort, as debugfs is: a failure leaves the files out. */
+void ipn_debugfs_add(struct ipn_priv *priv)
+{
+	char name[IB_DEVICE_NAME_MAX + 16];
+
+	if (!ipn_debugfs_root)
+		return;
+	snprintf(name, sizeof(name), "%s-%u-%04x", dev_name(&priv->ca->dev),
+		 priv->port, priv->pkey);
+	priv->debugfs = debugfs_create_dir(name, ipn_debugfs_root);
+	debugfs_create_file("path", 0400, priv->debugfs, priv, &ipn_path_fops);
+	debugfs_create_file("mcg", 0400, priv->debugfs, priv, &ipn_mcg_fops);
+}
+
+/* Waits for readers in progress: priv may be freed afterwards. */
+void ipn_debugfs_remove(struct ipn_priv *priv)
+{
+	debugfs_remove(priv->debugfs);
+	priv->debugfs = NULL;
+}
