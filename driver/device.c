@@ -212,39 +212,39 @@ IPN_TESTABLE int ipn_change_mtu(struct net_device *dev, int new_mtu)
 	return 0;
 }
 
-static void ipn_get_stats64(struct net_device *dev,
-			    struct rtnl_link_stats64 *st)
+/* The sum over CPUs of the u64 counter at offset off of struct ipn_stats. */
+u64 ipn_stat_sum(struct ipn_priv *priv, size_t off)
 {
-	struct ipn_priv *priv = netdev_priv(dev);
+	u64 sum = 0, v;
+	unsigned int start;
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
 		const struct ipn_stats *s = per_cpu_ptr(priv->stats, cpu);
-		u64 rxp, rxb, txp, txb, rxd, txd, txe, rxe, mc;
-		unsigned int start;
 
 		do {
 			start = u64_stats_fetch_begin(&s->syncp);
-			rxp = s->rx_packets;
-			rxb = s->rx_bytes;
-			txp = s->tx_packets;
-			txb = s->tx_bytes;
-			rxd = s->rx_dropped;
-			txd = s->tx_dropped;
-			txe = s->tx_errors;
-			rxe = s->rx_errors;
-			mc = s->multicast;
+			v = *(const u64 *)((const u8 *)s + off);
 		} while (u64_stats_fetch_retry(&s->syncp, start));
-		st->rx_packets += rxp;
-		st->rx_bytes += rxb;
-		st->tx_packets += txp;
-		st->tx_bytes += txb;
-		st->rx_dropped += rxd;
-		st->tx_dropped += txd;
-		st->tx_errors += txe;
-		st->rx_errors += rxe;
-		st->multicast += mc;
+		sum += v;
 	}
+	return sum;
+}
+
+static void ipn_get_stats64(struct net_device *dev,
+			    struct rtnl_link_stats64 *st)
+{
+	struct ipn_priv *priv = netdev_priv(dev);
+
+	st->rx_packets = ipn_stat(priv, rx_packets);
+	st->rx_bytes = ipn_stat(priv, rx_bytes);
+	st->tx_packets = ipn_stat(priv, tx_packets);
+	st->tx_bytes = ipn_stat(priv, tx_bytes);
+	st->rx_dropped = ipn_stat(priv, rx_dropped);
+	st->tx_dropped = ipn_stat(priv, tx_dropped);
+	st->tx_errors = ipn_stat(priv, tx_errors);
+	st->rx_errors = ipn_stat(priv, rx_errors);
+	st->multicast = ipn_stat(priv, multicast);
 }
 
 void ipn_drop(struct ipn_priv *priv, struct sk_buff *skb, int reason, bool tx)

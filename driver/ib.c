@@ -99,10 +99,11 @@ struct ipn_ah *ipn_ah_create(struct ipn_priv *priv, struct rdma_ah_attr *attr)
 {
 	struct ipn_ah *ah;
 
-	ah = kzalloc(sizeof(*ah), GFP_KERNEL);
+	ah = ipn_fault() ? NULL : kzalloc(sizeof(*ah), GFP_KERNEL);
 	if (!ah)
 		return ERR_PTR(-ENOMEM);
-	ah->ah = rdma_create_ah(priv->pd, attr, RDMA_CREATE_AH_SLEEPABLE);
+	ah->ah = ipn_fault() ? ERR_PTR(-ENOMEM) :
+		 rdma_create_ah(priv->pd, attr, RDMA_CREATE_AH_SLEEPABLE);
 	if (IS_ERR(ah->ah)) {
 		int ret = PTR_ERR(ah->ah);
 

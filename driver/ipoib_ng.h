@@ -33,6 +33,19 @@
 #define IPN_TESTABLE static
 #endif
 
+/*
+ * Fault sites of the control path (works and callbacks, which the task's
+ * fail-nth used by the KUnit fault suite does not reach): in the test
+ * module's copy of the shim they fail in turn (kunit/fault_test.c); in
+ * the driver they compile away.
+ */
+#ifdef IPN_KUNIT
+bool ipn_kunit_fault(void);
+#define ipn_fault() ipn_kunit_fault()
+#else
+#define ipn_fault() false
+#endif
+
 enum {
 	IPN_PSEUDO_LEN = IPC_ADDR_LEN,	/* daddr (TX) or saddr (RX) */
 	IPN_HARD_LEN = IPN_PSEUDO_LEN + IPC_HDR_LEN,
@@ -55,6 +68,7 @@ struct ipn_stats {
 	u64 multicast;
 	u64 drop[IPC_R_COUNT];
 	u64 path_queries, path_failures, mc_joins, mc_leaves, mc_failures;
+	u64 mc_refused;		/* stack groups not of this link */
 	u64 tx_timeouts;
 	struct u64_stats_sync syncp;
 };
@@ -295,6 +309,13 @@ static inline void ipn_count(struct ipn_priv *priv, size_t off, u64 n)
 #define ipn_inc(priv, member) ipn_add(priv, member, 1)
 
 void ipn_drop(struct ipn_priv *priv, struct sk_buff *skb, int reason, bool tx);
+u64 ipn_stat_sum(struct ipn_priv *priv, size_t off);
+#define ipn_stat(priv, member) \
+	ipn_stat_sum(priv, offsetof(struct ipn_stats, member))
+/* The drops counted for enum ipc_reason r. */
+#define ipn_stat_drop(priv, r) \
+	ipn_stat_sum(priv, offsetof(struct ipn_stats, drop) + \
+		     (r) * sizeof(u64))
 
 /* device.c */
 struct ipn_priv *ipn_dev_create(struct ib_device *ca, u32 port, u16 pkey);
@@ -386,6 +407,8 @@ int ipn_ib_event_to_core(enum ib_event_type type);
 u8 ipn_tx_ip_scope(const struct sk_buff *skb);
 void ipn_roce_attr(struct ipn_priv *priv, const u8 *dgid, u8 hop,
 		   struct rdma_ah_attr *attr);
+struct sk_buff *ipn_rx_frame(struct ipn_priv *priv, struct sk_buff *skb,
+			     const struct ib_wc *wc);
 #endif
 
 #endif /* IPOIB_NG_H */

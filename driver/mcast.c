@@ -31,7 +31,7 @@ struct ipn_mcast *ipn_mcast_get(struct ipn_priv *priv, const u8 *mgid,
 
 	if (mc)
 		return mc;
-	mc = kzalloc(sizeof(*mc), GFP_ATOMIC);
+	mc = ipn_fault() ? NULL : kzalloc(sizeof(*mc), GFP_ATOMIC);
 	if (!mc)
 		return NULL;
 	mc->priv = priv;
@@ -293,7 +293,8 @@ void ipn_mcast_rx_mode_work(struct work_struct *work)
 		goto out;
 
 	netif_addr_lock_bh(dev);
-	mgids = kmalloc_array(netdev_mc_count(dev) ?: 1, IPC_GID_LEN,
+	mgids = ipn_fault() ? NULL :
+		kmalloc_array(netdev_mc_count(dev) ?: 1, IPC_GID_LEN,
 			      GFP_ATOMIC);
 	if (mgids) {
 		netdev_for_each_mc_addr(ha, dev) {
@@ -309,9 +310,11 @@ void ipn_mcast_rx_mode_work(struct work_struct *work)
 	netif_addr_unlock_bh(dev);
 	if (!mgids)
 		goto out;
-	if (wrong)
+	if (wrong) {
+		ipn_add(priv, mc_refused, wrong);
 		net_warn_ratelimited("%s: %u multicast addresses not of this link ignored\n",
 				     dev->name, wrong);
+	}
 
 	now = ipn_now_ms();
 	spin_lock_bh(&priv->lock);

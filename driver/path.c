@@ -22,7 +22,7 @@ struct ipn_path *ipn_path_get(struct ipn_priv *priv, const u8 *gid)
 	hash_for_each_possible(priv->paths, path, node, key)
 		if (!memcmp(path->gid, gid, IPC_GID_LEN))
 			return path;
-	path = kzalloc(sizeof(*path), GFP_ATOMIC);
+	path = ipn_fault() ? NULL : kzalloc(sizeof(*path), GFP_ATOMIC);
 	if (!path)
 		return NULL;
 	path->priv = priv;

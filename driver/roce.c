@@ -52,10 +52,12 @@ static int ipn_roce_attach(struct ipn_priv *priv, struct ipn_mcast *mc)
 {
 	int ret;
 
-	ret = ib_attach_mcast(priv->qp, (union ib_gid *)mc->mgid, 0);
+	ret = ipn_fault() ? -ENOMEM :
+	      ib_attach_mcast(priv->qp, (union ib_gid *)mc->mgid, 0);
 	if (ret)
 		return ret;
-	ret = ipv6_dev_mc_inc(priv->roce_ndev, (struct in6_addr *)mc->mgid);
+	ret = ipn_fault() ? -ENOMEM :
+	      ipv6_dev_mc_inc(priv->roce_ndev, (struct in6_addr *)mc->mgid);
 	if (ret) {
 		ib_detach_mcast(priv->qp, (union ib_gid *)mc->mgid, 0);
 		return ret;
@@ -134,7 +136,8 @@ static int ipn_roce_path_query(struct ipn_priv *priv, struct ipn_path *path)
 	}
 
 	if (!path->dev_addr) {
-		path->dev_addr = kzalloc(sizeof(*path->dev_addr), GFP_KERNEL);
+		path->dev_addr = ipn_fault() ? NULL :
+			kzalloc(sizeof(*path->dev_addr), GFP_KERNEL);
 		if (!path->dev_addr)
 			return -ENOMEM;
 	}

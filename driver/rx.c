@@ -76,17 +76,99 @@ int ipn_rx_ring_init(struct ipn_priv *priv)
 	return 0;
 }
 
-static void ipn_rx_one(struct ipn_priv *priv, struct ib_wc *wc, bool drain)
+/*
+ * One received datagram: skb holds the GRH area and the datagram (wc's
+ * byte_len). Returns it ready for the stack (sender's address as the
+ * hardware header, protocol, pkt_type, RFC 4391 s6/s9.1.1), or NULL when
+ * it was dropped and counted.
+ */
+IPN_TESTABLE struct sk_buff *ipn_rx_frame(struct ipn_priv *priv,
+					  struct sk_buff *skb,
+					  const struct ib_wc *wc)
 {
-	unsigned int i = wc->wr_id & (ipn_recvq_size - 1);
-	struct ipn_rx_slot *slot = &priv->rx_ring[i];
 	const u8 *sgid = NULL, *dgid = NULL;
-	struct sk_buff *skb = slot->skb;
-	struct ipn_rx_slot fresh;
 	struct ipc_rx_verdict v;
 	union ib_gid s, d;
 	int reason;
 	u8 *h;
+
+	if ((wc->wc_flags & IB_WC_GRH) && skb->len >= IB_GRH_BYTES) {
+		int nt = RDMA_NETWORK_IB;
+
+		/* RoCEv2 without the type in the completion: from the header. */
+		if (wc->wc_flags & IB_WC_WITH_NETWORK_HDR_TYPE)
+			nt = wc->network_hdr_type;
+		else if (priv->roce)
+			switch (ib_get_rdma_header_version((void *)skb->data)) {
+			case 4:
+				nt = RDMA_NETWORK_IPV4;
+				break;
+			case 6:
+				nt = RDMA_NETWORK_IPV6;
+				break;
+			default:
+				nt = -1;	/* unreadable: no sender address */
+				break;
+			}
+		if (nt >= 0 &&
+		    !ib_get_gids_from_rdma_hdr((void *)skb->data, nt, &s, &d)) {
+			sgid = s.raw;
+			dgid = d.raw;
+		}
+	}
+	if (unlikely(skb->len < IB_GRH_BYTES)) {
+		ipn_drop(priv, skb, IPC_R_TRUNCATED, false);
+		return NULL;
+	}
+	skb_pull(skb, IB_GRH_BYTES);
+
+	reason = ipc_rx_classify(&priv->ifid, sgid, dgid, wc->src_qp,
+				 skb->data, skb->len, &v);
+	if (unlikely(reason != IPC_R_OK)) {
+		if (reason == IPC_R_LOOPBACK) {
+			/* Our own multicast: expected, not an error. */
+			ipn_inc(priv, drop[IPC_R_LOOPBACK]);
+			dev_consume_skb_any(skb);
+			return NULL;
+		}
+		ipn_drop(priv, skb, reason, false);
+		return NULL;
+	}
+
+	/* The GIDs were copied out: the GRH area may now be overwritten. */
+	h = skb_push(skb, IPN_PSEUDO_LEN);
+	if (v.has_src)
+		memcpy(h, v.src_addr, IPN_PSEUDO_LEN);
+	else
+		memset(h, 0, IPN_PSEUDO_LEN);
+	skb_reset_mac_header(skb);
+	skb_pull(skb, IPN_HARD_LEN);
+	skb->protocol = htons(v.ethertype);
+	switch (v.pkt_type) {
+	case IPC_PKT_BROADCAST:
+		skb->pkt_type = PACKET_BROADCAST;
+		break;
+	case IPC_PKT_MULTICAST:
+		skb->pkt_type = PACKET_MULTICAST;
+		ipn_inc(priv, multicast);
+		break;
+	case IPC_PKT_OTHERHOST:
+		skb->pkt_type = PACKET_OTHERHOST;
+		break;
+	default:
+		skb->pkt_type = PACKET_HOST;
+		break;
+	}
+	skb->dev = priv->dev;
+	return skb;
+}
+
+static void ipn_rx_one(struct ipn_priv *priv, struct ib_wc *wc, bool drain)
+{
+	unsigned int i = wc->wr_id & (ipn_recvq_size - 1);
+	struct ipn_rx_slot *slot = &priv->rx_ring[i];
+	struct sk_buff *skb = slot->skb;
+	struct ipn_rx_slot fresh;
 
 	if (unlikely(!skb))
 		return;
@@ -121,62 +203,9 @@ static void ipn_rx_one(struct ipn_priv *priv, struct ib_wc *wc, bool drain)
 	}
 
 	skb_put(skb, wc->byte_len);
-	if (wc->wc_flags & IB_WC_GRH) {
-		enum rdma_network_type nt = RDMA_NETWORK_IB;
-
-		if (wc->wc_flags & IB_WC_WITH_NETWORK_HDR_TYPE)
-			nt = wc->network_hdr_type;
-		else if (priv->roce)
-			nt = ib_get_rdma_header_version((void *)skb->data);
-		if (!ib_get_gids_from_rdma_hdr((void *)skb->data, nt, &s, &d)) {
-			sgid = s.raw;
-			dgid = d.raw;
-		}
-	}
-	if (unlikely(skb->len < IB_GRH_BYTES)) {
-		ipn_drop(priv, skb, IPC_R_TRUNCATED, false);
+	skb = ipn_rx_frame(priv, skb, wc);
+	if (!skb)
 		return;
-	}
-	skb_pull(skb, IB_GRH_BYTES);
-
-	reason = ipc_rx_classify(&priv->ifid, sgid, dgid, wc->src_qp,
-				 skb->data, skb->len, &v);
-	if (unlikely(reason != IPC_R_OK)) {
-		if (reason == IPC_R_LOOPBACK) {
-			/* Our own multicast: expected, not an error. */
-			ipn_inc(priv, drop[IPC_R_LOOPBACK]);
-			dev_consume_skb_any(skb);
-			return;
-		}
-		ipn_drop(priv, skb, reason, false);
-		return;
-	}
-
-	/* The GIDs were copied out: the GRH area may now be overwritten. */
-	h = skb_push(skb, IPN_PSEUDO_LEN);
-	if (v.has_src)
-		memcpy(h, v.src_addr, IPN_PSEUDO_LEN);
-	else
-		memset(h, 0, IPN_PSEUDO_LEN);
-	skb_reset_mac_header(skb);
-	skb_pull(skb, IPN_HARD_LEN);
-	skb->protocol = htons(v.ethertype);
-	switch (v.pkt_type) {
-	case IPC_PKT_BROADCAST:
-		skb->pkt_type = PACKET_BROADCAST;
-		break;
-	case IPC_PKT_MULTICAST:
-		skb->pkt_type = PACKET_MULTICAST;
-		ipn_inc(priv, multicast);
-		break;
-	case IPC_PKT_OTHERHOST:
-		skb->pkt_type = PACKET_OTHERHOST;
-		break;
-	default:
-		skb->pkt_type = PACKET_HOST;
-		break;
-	}
-	skb->dev = priv->dev;
 	ipn_inc(priv, rx_packets);
 	ipn_add(priv, rx_bytes, skb->len);
 	napi_gro_receive(&priv->rx_napi, skb);

@@ -10,14 +10,31 @@
  * interface), and the operation must succeed once nothing fails. Leaks
  * are found by the kmemleak scan at the end of the VM run. Needs failslab
  * with ignore-gfp-wait=N, which the kunit scenario sets.
+ *
+ * The control path runs in works and callbacks, out of the task's reach:
+ * there the shim's own fault sites (ipn_fault()) fail in turn instead.
  */
 #define IPN_KUNIT 1
+#include <linux/delay.h>
 #include <linux/sched.h>
 #include <linux/rtnetlink.h>
 #include "ipoib_ng.h"
 #include "ipn_kunit.h"
 
 #define KT_FAULT_MAX 2000	/* far more sites than either operation has */
+
+/* > 0: the n-th ipn_fault() site reached from now on fails. */
+static atomic_t kt_ctl_nth = ATOMIC_INIT(0);
+
+bool ipn_kunit_fault(void)
+{
+	int n = atomic_read(&kt_ctl_nth);
+
+	while (n > 0)
+		if (atomic_try_cmpxchg(&kt_ctl_nth, &n, n - 1))
+			return n == 1;
+	return false;
+}
 
 #ifdef CONFIG_FAULT_INJECTION
 
@@ -125,6 +142,84 @@ static void fault_dev_open(struct kunit *test)
 	ib_device_put(ca);
 }
 
+/* Let the interface's works and the core's timers run for about ms. */
+static void kt_ctl_settle(struct ipn_priv *priv, unsigned int ms)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(ms);
+
+	do {
+		flush_workqueue(priv->wq);
+		msleep(20);
+	} while (time_before(jiffies, end));
+}
+
+/*
+ * The control path of a running interface (RoCE backend): a unicast path
+ * (its entry, resolution, address handle), a stack multicast group (the
+ * rx_mode diff, the group entry, the attach at QP and IPv6 level) and a
+ * send to it. Each ipn_fault() site fails once, in turn; afterwards the
+ * interface still reaches the peer (the core retries what failed), and
+ * teardown leaves nothing attached or allocated.
+ */
+static void fault_control_path(struct kunit *test)
+{
+	static const u8 peer[20] = { 0, 0, 0, 0x22, 0xfe, 0x80, [12] = 0x02,
+				     [19] = 0x42 };
+	struct ib_device *ca = ipn_kunit_get_ibdev(test);
+	u8 group[20] = { 0, 0xff, 0xff, 0xff };
+	unsigned int n, failed = 0;
+	struct ipn_priv *priv;
+	bool done = false;
+	u64 sent;
+	int ret, i;
+
+	kt_region(true);
+	for (n = 1; n < 200 && !done; n++) {
+		priv = ipn_dev_create(ca, 1, IPC_PKEY_DEFAULT);
+		KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(priv), "create: %pe", priv);
+		rtnl_lock();
+		ret = dev_open(priv->dev, NULL);
+		rtnl_unlock();
+		KUNIT_EXPECT_EQ(test, ret, 0);
+		for (i = 0; i < 100 && !netif_carrier_ok(priv->dev); i++)
+			kt_ctl_settle(priv, 20);
+		KUNIT_EXPECT_TRUE(test, netif_carrier_ok(priv->dev));
+		/* 224.1.2.3 on this link (RFC 4391 s4). */
+		memcpy(group + 4, priv->ifid.bcast_gid, 16);
+		group[16] = 224;
+		group[17] = 1;
+		group[18] = 2;
+		group[19] = 3;
+
+		atomic_set(&kt_ctl_nth, n);
+		ipn_kunit_xmit(priv, peer, htonl(0x0a000002));
+		KUNIT_EXPECT_EQ(test, dev_mc_add(priv->dev, group), 0);
+		kt_ctl_settle(priv, 100);
+		ipn_kunit_xmit(priv, group, htonl(0xe0010203));
+		kt_ctl_settle(priv, 100);
+		if (atomic_xchg(&kt_ctl_nth, 0))
+			done = true;	/* fewer than n sites */
+		else
+			failed++;
+
+		/* Whatever failed, the peer is reached again within seconds. */
+		sent = ipn_stat(priv, tx_packets);
+		for (i = 0; i < 40 && ipn_stat(priv, tx_packets) <= sent; i++) {
+			ipn_kunit_xmit(priv, peer, htonl(0x0a000002));
+			kt_ctl_settle(priv, 200);
+		}
+		KUNIT_EXPECT_GT_MSG(test, ipn_stat(priv, tx_packets), sent,
+				    "site %u: the peer is not reached again", n);
+		KUNIT_EXPECT_EQ(test, dev_mc_del(priv->dev, group), 0);
+		ipn_dev_destroy(priv);
+	}
+	kt_region(false);
+	KUNIT_EXPECT_TRUE(test, done);
+	KUNIT_EXPECT_GT(test, failed, 0u);
+	kunit_info(test, "%u control-path fault sites failed in turn\n", failed);
+	ib_device_put(ca);
+}
+
 #else
 
 static void fault_dev_create(struct kunit *test)
@@ -137,11 +232,17 @@ static void fault_dev_open(struct kunit *test)
 	KUNIT_FAIL(test, "the kernel has no CONFIG_FAULT_INJECTION");
 }
 
+static void fault_control_path(struct kunit *test)
+{
+	KUNIT_FAIL(test, "the kernel has no CONFIG_FAULT_INJECTION");
+}
+
 #endif
 
 static struct kunit_case ipn_fault_cases[] = {
 	KUNIT_CASE(fault_dev_create),
 	KUNIT_CASE(fault_dev_open),
+	KUNIT_CASE(fault_control_path),
 	{}
 };
 

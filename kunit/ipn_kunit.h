@@ -7,9 +7,12 @@
 #include <kunit/resource.h>
 
 struct ib_device;
+struct ipn_priv;
 
 extern char *ipn_kunit_ibdev;
 struct ib_device *ipn_kunit_get_ibdev(struct kunit *test);
+/* Send one IPv4 frame to the 20-byte address daddr, as the stack does. */
+void ipn_kunit_xmit(struct ipn_priv *priv, const u8 *daddr, __be32 ip_dst);
 
 /* KUNIT_EXPECT_MEMEQ arrived in 6.2; this one prints both sides. */
 static inline void kt_expect_memeq(struct kunit *test, const void *a,

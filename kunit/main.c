@@ -10,6 +10,7 @@
  * with rdma_rxe.
  */
 #define IPN_KUNIT 1
+#include <linux/ip.h>
 #include <linux/module.h>
 #include "ipoib_ng.h"
 #include "ipn_kunit.h"
@@ -32,6 +33,38 @@ struct ib_device *ipn_kunit_get_ibdev(struct kunit *test)
 				  "no RDMA device %s (module parameter ibdev)",
 				  ipn_kunit_ibdev);
 	return ca;
+}
+
+/* Send one IPv4 frame to the 20-byte address daddr, as the stack does. */
+void ipn_kunit_xmit(struct ipn_priv *priv, const u8 *daddr, __be32 ip_dst)
+{
+	struct net_device *dev = priv->dev;
+	struct netdev_queue *txq;
+	struct sk_buff *skb;
+	struct iphdr *ip;
+
+	skb = alloc_skb(IPN_HARD_LEN + 64, GFP_KERNEL);
+	if (!skb)
+		return;
+	skb_reserve(skb, IPN_HARD_LEN);
+	ip = skb_put_zero(skb, 64);
+	ip->version = 4;
+	ip->ihl = 5;
+	ip->ttl = 1;
+	ip->tot_len = htons(64);
+	ip->daddr = ip_dst;
+	skb->dev = dev;
+	skb->protocol = htons(ETH_P_IP);
+	dev_hard_header(skb, dev, ETH_P_IP, daddr, NULL, skb->len);
+	skb_reset_mac_header(skb);
+
+	local_bh_disable();
+	txq = netdev_get_tx_queue(dev, 0);
+	__netif_tx_lock(txq, smp_processor_id());
+	if (ipn_start_xmit(skb, dev) != NETDEV_TX_OK)
+		kfree_skb(skb);
+	__netif_tx_unlock(txq);
+	local_bh_enable();
 }
 
 MODULE_DESCRIPTION("KUnit suites of ipoib_ng");

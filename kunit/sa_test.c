@@ -364,69 +364,34 @@ static void kt_exit(struct kunit *test)
 	kt_sa.wq = NULL;
 }
 
-static u64 kt_stat(struct ipn_priv *priv, size_t off)
+/* What the path to gid is now; state -1: there is none. */
+struct kt_path_snap {
+	int state;
+	int queued;		/* frames the shim holds for it */
+	struct ib_ah *ah;	/* the handle it caches */
+};
+
+static struct kt_path_snap kt_path(struct ipn_priv *priv, const u8 *gid)
 {
-	u64 sum = 0;
-	int cpu;
+	struct kt_path_snap snap = { .state = -1, .queued = -1 };
+	struct ipn_path *path;
 
-	for_each_possible_cpu(cpu)
-		sum += *(u64 *)((u8 *)per_cpu_ptr(priv->stats, cpu) + off);
-	return sum;
-}
-
-#define kt_stat_of(priv, member) \
-	kt_stat(priv, offsetof(struct ipn_stats, member))
-
-static u64 kt_drops(struct ipn_priv *priv, int reason)
-{
-	return kt_stat(priv, offsetof(struct ipn_stats, drop) +
-			     reason * sizeof(u64));
-}
-
-/* Send one IPv4 frame to the 20-byte address daddr, as the stack does. */
-static void kt_xmit(struct ipn_priv *priv, const u8 *daddr, __be32 ip_dst)
-{
-	struct net_device *dev = priv->dev;
-	struct netdev_queue *txq;
-	struct sk_buff *skb;
-	struct iphdr *ip;
-
-	skb = alloc_skb(IPN_HARD_LEN + 64, GFP_KERNEL);
-	if (!skb)
-		return;
-	skb_reserve(skb, IPN_HARD_LEN);
-	ip = skb_put_zero(skb, 64);
-	ip->version = 4;
-	ip->ihl = 5;
-	ip->ttl = 1;
-	ip->tot_len = htons(64);
-	ip->daddr = ip_dst;
-	skb->dev = dev;
-	skb->protocol = htons(ETH_P_IP);
-	dev_hard_header(skb, dev, ETH_P_IP, daddr, NULL, skb->len);
-	skb_reset_mac_header(skb);
-
-	local_bh_disable();
-	txq = netdev_get_tx_queue(dev, 0);
-	__netif_tx_lock(txq, smp_processor_id());
-	if (ipn_start_xmit(skb, dev) != NETDEV_TX_OK)
-		kfree_skb(skb);
-	__netif_tx_unlock(txq);
-	local_bh_enable();
+	spin_lock_bh(&priv->lock);
+	hash_for_each_possible(priv->paths, path, node,
+			       ipc_gid_hash(gid, priv->hash_seed)) {
+		if (memcmp(path->gid, gid, 16))
+			continue;
+		snap.state = path->st.state;
+		snap.queued = skb_queue_len(&path->queue);
+		snap.ah = path->ah ? path->ah->ah : NULL;
+	}
+	spin_unlock_bh(&priv->lock);
+	return snap;
 }
 
 static int kt_path_state(struct ipn_priv *priv, const u8 *gid)
 {
-	struct ipn_path *path;
-	int state = -1;
-
-	spin_lock_bh(&priv->lock);
-	hash_for_each_possible(priv->paths, path, node,
-			       ipc_gid_hash(gid, priv->hash_seed))
-		if (!memcmp(path->gid, gid, 16))
-			state = path->st.state;
-	spin_unlock_bh(&priv->lock);
-	return state;
+	return kt_path(priv, gid).state;
 }
 
 static int kt_mc_state(struct ipn_priv *priv, const u8 *mgid)
@@ -487,7 +452,7 @@ static void sa_bcast_join(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, priv->qkey, KT_QKEY);
 	KUNIT_EXPECT_TRUE(test, priv->bcast_rec_valid);
 	KUNIT_EXPECT_EQ(test, priv->dev->max_mtu, 2044u);
-	KUNIT_EXPECT_EQ(test, kt_stat_of(priv, mc_joins), 1u);
+	KUNIT_EXPECT_EQ(test, ipn_stat(priv, mc_joins), 1u);
 }
 
 /* A failed broadcast join is retried; no carrier meanwhile. */
@@ -502,7 +467,7 @@ static void sa_bcast_join_timeout_retries(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kt_answer_join(bgid, -ETIMEDOUT, 0, 0), 0);
 	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 5000, kt_sa.join_calls > calls));
 	KUNIT_EXPECT_FALSE(test, netif_carrier_ok(priv->dev));
-	KUNIT_EXPECT_GE(test, kt_stat_of(priv, mc_failures), 1u);
+	KUNIT_EXPECT_GE(test, ipn_stat(priv, mc_failures), 1u);
 	/* The retry succeeds. */
 	KUNIT_ASSERT_EQ(test, kt_answer_join(bgid, 0, KT_QKEY, IB_MTU_2048), 0);
 	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000,
@@ -529,12 +494,12 @@ static void sa_bcast_enetreset_rejoins(struct kunit *test)
 
 	kt_join_bcast(test, priv);
 	calls = kt_sa.join_calls;
-	failures = kt_stat_of(priv, mc_failures);
+	failures = ipn_stat(priv, mc_failures);
 	KUNIT_ASSERT_EQ(test, kt_answer_join(bgid, -ENETRESET, 0, 0), 0);
 	kt_settle(priv);
 	KUNIT_EXPECT_TRUE(test, netif_carrier_ok(priv->dev));
 	KUNIT_EXPECT_EQ(test, kt_mc_state(priv, bgid), IPC_MC_JOINED);
-	KUNIT_EXPECT_EQ(test, kt_stat_of(priv, mc_failures), failures);
+	KUNIT_EXPECT_EQ(test, ipn_stat(priv, mc_failures), failures);
 	KUNIT_EXPECT_EQ(test, kt_sa.join_calls, calls);
 
 	priv->event_handler.handler(&priv->event_handler, &ev);
@@ -566,9 +531,9 @@ static void sa_path_query(struct kunit *test)
 
 	kt_join_bcast(test, priv);
 	kt_peer_addr(hw, 0x22);
-	sent = kt_stat_of(priv, tx_packets);
-	kt_xmit(priv, hw, htonl(0x0a000002));
-	kt_xmit(priv, hw, htonl(0x0a000002));
+	sent = ipn_stat(priv, tx_packets);
+	ipn_kunit_xmit(priv, hw, htonl(0x0a000002));
+	ipn_kunit_xmit(priv, hw, htonl(0x0a000002));
 	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_count_queries() == 1));
 	KUNIT_EXPECT_EQ(test, kt_sa.path_calls, 1);
 	spin_lock_bh(&kt_sa.lock);
@@ -588,10 +553,10 @@ static void sa_path_query(struct kunit *test)
 					IPC_PATH_VALID));
 	/* Both waiting frames went out, in order, once. */
 	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000,
-					kt_stat_of(priv, tx_packets) >=
+					ipn_stat(priv, tx_packets) >=
 					sent + 2));
 	/* A third frame uses the cached handle: no new query. */
-	kt_xmit(priv, hw, htonl(0x0a000002));
+	ipn_kunit_xmit(priv, hw, htonl(0x0a000002));
 	kt_settle(priv);
 	KUNIT_EXPECT_EQ(test, kt_sa.path_calls, 1);
 }
@@ -605,7 +570,7 @@ static void sa_path_timeout(struct kunit *test)
 
 	kt_join_bcast(test, priv);
 	kt_peer_addr(hw, 0x22);
-	kt_xmit(priv, hw, htonl(0x0a000002));
+	ipn_kunit_xmit(priv, hw, htonl(0x0a000002));
 	for (i = 0; i < priv->path_cfg.max_attempts; i++) {
 		KUNIT_ASSERT_TRUE_MSG(test, kt_wait(priv, 10000,
 						    kt_count_queries() == 1),
@@ -614,11 +579,177 @@ static void sa_path_timeout(struct kunit *test)
 				0);
 		kt_settle(priv);
 	}
-	KUNIT_EXPECT_EQ(test, kt_stat_of(priv, path_failures),
+	KUNIT_EXPECT_EQ(test, ipn_stat(priv, path_failures),
 			(u64)priv->path_cfg.max_attempts);
 	KUNIT_EXPECT_EQ(test, kt_path_state(priv, kt_peer_gid),
 			IPC_PATH_FAILED);
-	KUNIT_EXPECT_GE(test, kt_drops(priv, IPC_R_NO_ROUTE), 1u);
+	KUNIT_EXPECT_GE(test, ipn_stat_drop(priv, IPC_R_NO_ROUTE), 1u);
+}
+
+/*
+ * While a path resolves, at most queue_max frames wait for it; the others
+ * are dropped and counted as QUEUE_FULL. The ones held go out once, in
+ * order, after the answer.
+ */
+static void sa_path_queue_bounded(struct kunit *test)
+{
+	struct ipn_priv *priv = ((struct kt_ctx *)test->priv)->priv;
+	int i, max = priv->path_cfg.queue_max;
+	u64 sent;
+	u8 hw[20];
+
+	kt_join_bcast(test, priv);
+	kt_peer_addr(hw, 0x22);
+	sent = ipn_stat(priv, tx_packets);
+	for (i = 0; i < max + 4; i++)
+		ipn_kunit_xmit(priv, hw, htonl(0x0a000002));
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_count_queries() == 1));
+	KUNIT_EXPECT_EQ(test, kt_path(priv, kt_peer_gid).queued, max);
+	KUNIT_EXPECT_EQ(test, ipn_stat_drop(priv, IPC_R_QUEUE_FULL), 4u);
+	KUNIT_EXPECT_EQ(test, ipn_stat(priv, tx_dropped), 4u);
+
+	KUNIT_ASSERT_EQ(test, kt_answer_path(kt_peer_gid, 0), 0);
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000, ipn_stat(priv, tx_packets) >=
+					sent + max));
+	kt_settle(priv);
+	KUNIT_EXPECT_EQ(test, ipn_stat(priv, tx_packets), sent + max);
+	KUNIT_EXPECT_EQ(test, kt_path(priv, kt_peer_gid).queued, 0);
+}
+
+/*
+ * RFC 4391 s9.4: the peer's QPN changed (its interface was restarted)
+ * while its GID did not. The path is the GID's: no new query, the same
+ * handle, and the new QPN in the work request.
+ */
+static void sa_path_qpn_change(struct kunit *test)
+{
+	struct ipn_priv *priv = ((struct kt_ctx *)test->priv)->priv;
+	u8 hw[20], hw2[20];
+	struct ib_ah *ah;
+	u64 sent;
+
+	kt_join_bcast(test, priv);
+	kt_peer_addr(hw, 0x22);
+	kt_peer_addr(hw2, 0x23);
+	KUNIT_EXPECT_EQ(test, ipc_neigh_addr_changed(hw, hw2), 1);
+	sent = ipn_stat(priv, tx_packets);
+	ipn_kunit_xmit(priv, hw, htonl(0x0a000002));
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_count_queries() == 1));
+	KUNIT_ASSERT_EQ(test, kt_answer_path(kt_peer_gid, 0), 0);
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, ipn_stat(priv, tx_packets) >
+					sent));
+	KUNIT_EXPECT_EQ(test, priv->tx_wr.remote_qpn, 0x22u);
+	KUNIT_EXPECT_EQ(test, priv->tx_wr.remote_qkey, KT_QKEY);
+	ah = kt_path(priv, kt_peer_gid).ah;
+	KUNIT_EXPECT_NOT_NULL(test, ah);
+	KUNIT_EXPECT_PTR_EQ(test, priv->tx_wr.ah, ah);
+
+	ipn_kunit_xmit(priv, hw2, htonl(0x0a000002));
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000, ipn_stat(priv, tx_packets) >
+					sent + 1));
+	KUNIT_EXPECT_EQ(test, priv->tx_wr.remote_qpn, 0x23u);
+	KUNIT_EXPECT_EQ(test, kt_sa.path_calls, 1);
+	KUNIT_EXPECT_PTR_EQ(test, priv->tx_wr.ah, ah);
+	KUNIT_EXPECT_PTR_EQ(test, kt_path(priv, kt_peer_gid).ah, ah);
+}
+
+/*
+ * A path unused for idle_ms, with nothing queued, is freed with its
+ * address handle (the neighbour table's garbage collection); the next
+ * frame asks again.
+ */
+static void sa_path_idle_freed(struct kunit *test)
+{
+	struct ipn_priv *priv = ((struct kt_ctx *)test->priv)->priv;
+	u8 hw[20];
+
+	priv->path_cfg.idle_ms = 300;
+	kt_join_bcast(test, priv);
+	kt_peer_addr(hw, 0x22);
+	ipn_kunit_xmit(priv, hw, htonl(0x0a000002));
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_count_queries() == 1));
+	KUNIT_ASSERT_EQ(test, kt_answer_path(kt_peer_gid, 0), 0);
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000,
+					kt_path_state(priv, kt_peer_gid) ==
+					IPC_PATH_VALID));
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 3000,
+					kt_path_state(priv, kt_peer_gid) < 0));
+	KUNIT_EXPECT_EQ(test, kt_sa.path_calls, 1);
+	ipn_kunit_xmit(priv, hw, htonl(0x0a000002));
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000, kt_count_queries() == 1));
+	KUNIT_EXPECT_EQ(test, kt_sa.path_calls, 2);
+	KUNIT_EXPECT_EQ(test, kt_answer_path(kt_peer_gid, 0), 0);
+}
+
+/* The 20-byte multicast address of mgid (s9.1.1: QPN 0xffffff). */
+static void kt_mc_addr(u8 *hw, const u8 *mgid)
+{
+	memset(hw, 0, 4);
+	hw[1] = 0xff;
+	hw[2] = 0xff;
+	hw[3] = 0xff;
+	memcpy(hw + 4, mgid, 16);
+}
+
+/*
+ * ndo_set_rx_mode: the device's multicast list is diffed against the
+ * groups. A new address gets one FullMember join however often it was
+ * added; its removal leaves the group (RFC 4391 s10); an address of
+ * another P_Key is refused and counted, never joined.
+ */
+static void sa_rx_mode_diff(struct kunit *test)
+{
+	struct ipn_priv *priv = ((struct kt_ctx *)test->priv)->priv;
+	struct net_device *dev = priv->dev;
+	u8 mgid[16], other[16], hw[20], hw_other[20];
+	struct kt_join *j;
+	int frees;
+
+	kt_join_bcast(test, priv);
+	/* 224.1.2.3 on this link (s4), and the same group on P_Key 0x8001. */
+	memcpy(mgid, priv->ifid.bcast_gid, 16);
+	mgid[12] = 224;
+	mgid[13] = 1;
+	mgid[14] = 2;
+	mgid[15] = 3;
+	memcpy(other, mgid, 16);
+	other[4] = 0x80;
+	other[5] = 0x01;
+	kt_mc_addr(hw, mgid);
+	kt_mc_addr(hw_other, other);
+
+	KUNIT_ASSERT_EQ(test, dev_mc_add(dev, hw), 0);
+	KUNIT_ASSERT_EQ(test, dev_mc_add(dev, hw), 0);
+	KUNIT_ASSERT_EQ(test, dev_mc_add(dev, hw_other), 0);
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_count_joins(mgid) > 0));
+	kt_settle(priv);
+	KUNIT_EXPECT_EQ(test, kt_count_joins(mgid), 1);
+	KUNIT_EXPECT_EQ(test, kt_count_joins(other), 0);
+	KUNIT_EXPECT_GE(test, ipn_stat(priv, mc_refused), 1u);
+	spin_lock_bh(&kt_sa.lock);
+	j = kt_find_join(mgid);
+	KUNIT_EXPECT_EQ(test, j->req.join_state, IPC_JOIN_FULL);
+	/* s10: the broadcast group's Q_Key for every other group. */
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(j->req.qkey), KT_QKEY);
+	spin_unlock_bh(&kt_sa.lock);
+	KUNIT_ASSERT_EQ(test, kt_answer_join(mgid, 0, KT_QKEY, IB_MTU_2048), 0);
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000, kt_mc_state(priv, mgid) ==
+					IPC_MC_JOINED));
+
+	/* One of two references gone: still wanted. */
+	frees = kt_sa.frees;
+	KUNIT_ASSERT_EQ(test, dev_mc_del(dev, hw), 0);
+	kt_settle(priv);
+	KUNIT_EXPECT_EQ(test, kt_sa.frees, frees);
+	KUNIT_EXPECT_EQ(test, kt_mc_state(priv, mgid), IPC_MC_JOINED);
+	/* The last one: the membership is left. */
+	KUNIT_ASSERT_EQ(test, dev_mc_del(dev, hw), 0);
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000, kt_sa.frees == frees + 1));
+	KUNIT_EXPECT_EQ(test, kt_count_joins(mgid), 0);
+	KUNIT_EXPECT_GE(test, ipn_stat(priv, mc_leaves), 1u);
+	KUNIT_EXPECT_TRUE(test, kt_mc_state(priv, mgid) < 0 ||
+			  kt_mc_state(priv, mgid) == IPC_MC_IDLE);
+	KUNIT_EXPECT_EQ(test, dev_mc_del(dev, hw_other), 0);
 }
 
 /* The query cannot even start: a failure now, nothing left behind. */
@@ -630,9 +761,9 @@ static void sa_path_start_fails(struct kunit *test)
 	kt_join_bcast(test, priv);
 	kt_sa.path_ret = -ENOMEM;
 	kt_peer_addr(hw, 0x22);
-	kt_xmit(priv, hw, htonl(0x0a000002));
+	ipn_kunit_xmit(priv, hw, htonl(0x0a000002));
 	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000,
-					kt_stat_of(priv, path_failures) >= 1));
+					ipn_stat(priv, path_failures) >= 1));
 	KUNIT_EXPECT_EQ(test, kt_count_queries(), 0);
 	KUNIT_EXPECT_NE(test, kt_path_state(priv, kt_peer_gid),
 			IPC_PATH_VALID);
@@ -650,7 +781,7 @@ static void sa_path_cancel_on_down(struct kunit *test)
 
 	kt_join_bcast(test, priv);
 	kt_peer_addr(hw, 0x22);
-	kt_xmit(priv, hw, htonl(0x0a000002));
+	ipn_kunit_xmit(priv, hw, htonl(0x0a000002));
 	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_count_queries() == 1));
 	rtnl_lock();
 	dev_close(priv->dev);
@@ -679,7 +810,7 @@ static void sa_sendonly_group_missing(struct kunit *test)
 	memcpy(hw, priv->dev->broadcast, 20);
 	ipc_mgid_from_ipv4((const u8 *)&group, priv->ifid.bcast_gid, mgid);
 	memcpy(hw + 4, mgid, 16);
-	kt_xmit(priv, hw, group);
+	ipn_kunit_xmit(priv, hw, group);
 	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_count_joins(mgid) == 1));
 	spin_lock_bh(&kt_sa.lock);
 	j = kt_find_join(mgid);
@@ -692,8 +823,8 @@ static void sa_sendonly_group_missing(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kt_answer_join(mgid, -ENOENT, 0, 0), 0);
 	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000, kt_mc_state(priv, mgid) ==
 					IPC_MC_MISSING));
-	KUNIT_EXPECT_GE(test, kt_drops(priv, IPC_R_NOT_JOINED) +
-			kt_drops(priv, IPC_R_NO_ROUTE), 1u);
+	KUNIT_EXPECT_GE(test, ipn_stat_drop(priv, IPC_R_NOT_JOINED) +
+			ipn_stat_drop(priv, IPC_R_NO_ROUTE), 1u);
 }
 
 /*
@@ -748,11 +879,11 @@ static void sa_remove_with_requests_outstanding(struct kunit *test)
 
 	kt_join_bcast(test, priv);
 	kt_peer_addr(hw, 0x33);
-	kt_xmit(priv, hw, htonl(0x0a000003));
+	ipn_kunit_xmit(priv, hw, htonl(0x0a000003));
 	memcpy(hw, priv->dev->broadcast, 20);
 	ipc_mgid_from_ipv4((const u8 *)&group, priv->ifid.bcast_gid, mgid);
 	memcpy(hw + 4, mgid, 16);
-	kt_xmit(priv, hw, group);
+	ipn_kunit_xmit(priv, hw, group);
 	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000, kt_count_queries() == 1 &&
 					kt_count_joins(mgid) == 1));
 	/* kt_exit destroys the interface now. */
@@ -765,6 +896,10 @@ static struct kunit_case ipn_sa_cases[] = {
 	KUNIT_CASE(sa_path_query),
 	KUNIT_CASE(sa_path_timeout),
 	KUNIT_CASE(sa_path_start_fails),
+	KUNIT_CASE(sa_path_queue_bounded),
+	KUNIT_CASE(sa_path_qpn_change),
+	KUNIT_CASE(sa_path_idle_freed),
+	KUNIT_CASE(sa_rx_mode_diff),
 	KUNIT_CASE(sa_path_cancel_on_down),
 	KUNIT_CASE(sa_sendonly_group_missing),
 	KUNIT_CASE(sa_join_answer_races_down),

@@ -198,6 +198,178 @@ static void shim_event_mapping(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, ipn_ib_event_to_core(ignored[i]), -1);
 }
 
+/* ------------------------------------------------------------------ */
+/* Receive: ipn_rx_frame() on a buffer as the HCA leaves it             */
+/* ------------------------------------------------------------------ */
+
+static void kt_free_stats(struct kunit_resource *res)
+{
+	free_percpu(res->data);
+}
+
+static const u8 kt_own_gid[16] = { 0xfe, 0x80, [8] = 0x02, [15] = 0x01 };
+static const u8 kt_peer_gid[16] = { 0xfe, 0x80, [8] = 0x02, [15] = 0x02 };
+static const u8 kt_mgid[16] = { 0xff, 0x12, 0x40, 0x1b, 0xff, 0xff,
+				[12] = 0xe0, [15] = 0x05 };
+
+/* An interface as far as the receive path needs one: addresses, counters. */
+static struct ipn_priv *kt_rx_priv(struct kunit *test, bool roce)
+{
+	struct net_device *dev = kt_netdev(test);
+	struct ipn_priv *priv = netdev_priv(dev);
+
+	priv->dev = dev;
+	priv->roce = roce;
+	priv->stats = kt_manage(test, netdev_alloc_pcpu_stats(struct ipn_stats),
+				kt_free_stats);
+	KUNIT_ASSERT_NOT_NULL(test, priv->stats);
+	priv->ifid.qpn = 0x11;
+	memcpy(priv->ifid.gid, kt_own_gid, 16);
+	ipc_addr_broadcast(IPC_PKEY_DEFAULT, IPC_SCOPE_LINK, dev->broadcast);
+	memcpy(priv->ifid.bcast_gid, dev->broadcast + 4, 16);
+	return priv;
+}
+
+/*
+ * A receive buffer: the 40-byte GRH area (InfiniBand: a GRH with the
+ * GIDs), the 4-byte IPoIB header with type, then len bytes of payload.
+ */
+static struct sk_buff *kt_rx_skb(struct kunit *test, const u8 *sgid,
+				 const u8 *dgid, u16 type, unsigned int len)
+{
+	struct sk_buff *skb = alloc_skb(IPN_RX_RESERVE + IPN_RX_BUF, GFP_KERNEL);
+	struct ib_grh *grh;
+	u8 *p;
+
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	skb_reserve(skb, IPN_RX_RESERVE);
+	grh = skb_put_zero(skb, IB_GRH_BYTES);
+	grh->version_tclass_flow = cpu_to_be32(6 << 28);
+	grh->next_hdr = 0x1b;
+	if (sgid)
+		memcpy(grh->sgid.raw, sgid, 16);
+	if (dgid)
+		memcpy(grh->dgid.raw, dgid, 16);
+	p = skb_put_zero(skb, IPC_HDR_LEN + len);
+	p[0] = type >> 8;
+	p[1] = type & 0xff;
+	return skb;
+}
+
+static struct ib_wc kt_wc(u32 src_qp, unsigned int byte_len)
+{
+	struct ib_wc wc = {
+		.status = IB_WC_SUCCESS,
+		.src_qp = src_qp,
+		.byte_len = byte_len,
+		.wc_flags = IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE,
+		.network_hdr_type = RDMA_NETWORK_IB,
+	};
+	return wc;
+}
+
+/* The frame made it: check what the stack sees, then free it. */
+static void kt_rx_expect(struct kunit *test, struct sk_buff *skb, u16 proto,
+			 u8 pkt_type, u32 src_qpn, const u8 *sgid,
+			 unsigned int len)
+{
+	u8 src[IPC_ADDR_LEN] = {}, parsed[IPC_ADDR_LEN];
+
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	KUNIT_EXPECT_EQ(test, ntohs(skb->protocol), proto);
+	KUNIT_EXPECT_EQ(test, (u8)skb->pkt_type, pkt_type);
+	KUNIT_EXPECT_EQ(test, skb->len, len);
+	KUNIT_EXPECT_PTR_EQ(test, skb_mac_header(skb) + IPN_HARD_LEN, skb->data);
+	if (sgid) {
+		src[1] = src_qpn >> 16;
+		src[2] = src_qpn >> 8;
+		src[3] = src_qpn;
+		memcpy(src + 4, sgid, 16);
+	}
+	/* What packet sockets report as the sender (tcpdump, arping). */
+	KUNIT_EXPECT_EQ(test, dev_parse_header(skb, parsed), IPC_ADDR_LEN);
+	KT_EXPECT_MEMEQ(test, parsed, src, IPC_ADDR_LEN);
+	kfree_skb(skb);
+}
+
+/*
+ * RFC 4391 s6, s9.1.1: the sender's address from the completion's source
+ * QPN and the GRH, the type from the IPoIB header, pkt_type from the
+ * destination GID; our own multicast and malformed frames are dropped,
+ * each counted under its reason.
+ */
+static void shim_rx_frame(struct kunit *test)
+{
+	struct ipn_priv *priv = kt_rx_priv(test, false);
+	struct ib_wc wc = kt_wc(0x22, IB_GRH_BYTES + IPC_HDR_LEN + 28);
+	struct sk_buff *skb;
+
+	/* Unicast to us. */
+	skb = kt_rx_skb(test, kt_peer_gid, kt_own_gid, ETH_P_IP, 28);
+	kt_rx_expect(test, ipn_rx_frame(priv, skb, &wc), ETH_P_IP, PACKET_HOST,
+		     0x22, kt_peer_gid, 28);
+	/* The broadcast group (s4). */
+	skb = kt_rx_skb(test, kt_peer_gid, priv->ifid.bcast_gid, ETH_P_ARP, 28);
+	kt_rx_expect(test, ipn_rx_frame(priv, skb, &wc), ETH_P_ARP,
+		     PACKET_BROADCAST, 0x22, kt_peer_gid, 28);
+	/* Another group: multicast, counted. */
+	skb = kt_rx_skb(test, kt_peer_gid, kt_mgid, ETH_P_IPV6, 28);
+	kt_rx_expect(test, ipn_rx_frame(priv, skb, &wc), ETH_P_IPV6,
+		     PACKET_MULTICAST, 0x22, kt_peer_gid, 28);
+	KUNIT_EXPECT_EQ(test, ipn_stat(priv, multicast), 1u);
+	/* No valid GRH: no sender address, still delivered. */
+	wc.wc_flags = 0;
+	skb = kt_rx_skb(test, NULL, NULL, ETH_P_IP, 28);
+	kt_rx_expect(test, ipn_rx_frame(priv, skb, &wc), ETH_P_IP, PACKET_HOST,
+		     0, NULL, 28);
+	wc = kt_wc(0x22, IB_GRH_BYTES + IPC_HDR_LEN + 28);
+
+	/* Our own multicast, looped back by the fabric: not an error. */
+	wc.src_qp = priv->ifid.qpn;
+	skb = kt_rx_skb(test, kt_own_gid, priv->ifid.bcast_gid, ETH_P_ARP, 28);
+	KUNIT_EXPECT_NULL(test, ipn_rx_frame(priv, skb, &wc));
+	KUNIT_EXPECT_EQ(test, ipn_stat_drop(priv, IPC_R_LOOPBACK), 1u);
+	KUNIT_EXPECT_EQ(test, ipn_stat(priv, rx_dropped), 0u);
+	wc.src_qp = 0x22;
+	/* A type RFC 4391 s6 does not carry. */
+	skb = kt_rx_skb(test, kt_peer_gid, kt_own_gid, 0x88b5, 28);
+	KUNIT_EXPECT_NULL(test, ipn_rx_frame(priv, skb, &wc));
+	KUNIT_EXPECT_EQ(test, ipn_stat_drop(priv, IPC_R_BAD_TYPE), 1u);
+	/* Shorter than the GRH area; then shorter than the IPoIB header. */
+	skb = kt_rx_skb(test, kt_peer_gid, kt_own_gid, ETH_P_IP, 0);
+	skb_trim(skb, IB_GRH_BYTES - 1);
+	KUNIT_EXPECT_NULL(test, ipn_rx_frame(priv, skb, &wc));
+	skb = kt_rx_skb(test, kt_peer_gid, kt_own_gid, ETH_P_IP, 0);
+	skb_trim(skb, IB_GRH_BYTES + IPC_HDR_LEN - 1);
+	KUNIT_EXPECT_NULL(test, ipn_rx_frame(priv, skb, &wc));
+	KUNIT_EXPECT_EQ(test, ipn_stat_drop(priv, IPC_R_TRUNCATED), 2u);
+	KUNIT_EXPECT_EQ(test, ipn_stat(priv, rx_dropped), 3u);
+}
+
+/*
+ * RoCEv2 over IPv4: the GRH area holds the IPv4 header in its last 20
+ * bytes, and the GIDs are the IPv4-mapped addresses (IBTA A17.4.5.1).
+ */
+static void shim_rx_frame_roce_ipv4(struct kunit *test)
+{
+	struct ipn_priv *priv = kt_rx_priv(test, true);
+	struct ib_wc wc = kt_wc(0x33, IB_GRH_BYTES + IPC_HDR_LEN + 28);
+	u8 sgid[16] = { [10] = 0xff, [11] = 0xff, 10, 0, 0, 2 };
+	struct sk_buff *skb;
+	struct iphdr *ip;
+
+	wc.wc_flags = IB_WC_GRH;	/* the version decides, as rxe leaves it */
+	skb = kt_rx_skb(test, NULL, NULL, ETH_P_IP, 28);
+	memset(skb->data, 0, IB_GRH_BYTES);
+	ip = (struct iphdr *)(skb->data + IB_GRH_BYTES - sizeof(*ip));
+	ip->version = 4;
+	ip->ihl = 5;
+	ip->saddr = htonl(0x0a000002);
+	ip->daddr = htonl(0x0a000001);
+	kt_rx_expect(test, ipn_rx_frame(priv, skb, &wc), ETH_P_IP, PACKET_HOST,
+		     0x33, sgid, 28);
+}
+
 static struct kunit_case ipn_shim_cases[] = {
 	KUNIT_CASE(shim_setup_device),
 	KUNIT_CASE(shim_header_create),
@@ -205,6 +377,8 @@ static struct kunit_case ipn_shim_cases[] = {
 	KUNIT_CASE(shim_tx_ip_scope),
 	KUNIT_CASE(shim_change_mtu),
 	KUNIT_CASE(shim_event_mapping),
+	KUNIT_CASE(shim_rx_frame),
+	KUNIT_CASE(shim_rx_frame_roce_ipv4),
 	{}
 };
 

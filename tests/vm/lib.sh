@@ -417,9 +417,10 @@ iperf3_udp_loss() {
 # udp_blast NS ADDR SECONDS: send small UDP datagrams (port 9, discard) to
 # ADDR from NS as fast as the socket takes them, for SECONDS. The send
 # buffer is forced large, so that it is the interface that stalls first,
-# not the socket; a full buffer is waited out, not an error.
+# not the socket; a full buffer is waited out, not an error. Run in the
+# background, $! is the sender itself (exec), so that kill stops it.
 udp_blast() {
-	ns_exec "$1" python3 - "$2" "$3" << 'PY'
+	exec ip netns exec "$1" python3 - "$2" "$3" << 'PY'
 import socket, sys, time
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.setsockopt(socket.SOL_SOCKET, 32, 64 << 20)  # SO_SNDBUFFORCE
