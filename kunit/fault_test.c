@@ -15,7 +15,6 @@
  * there the shim's own fault sites (ipn_fault()) fail in turn instead.
  */
 #define IPN_KUNIT 1
-#include <linux/delay.h>
 #include <linux/sched.h>
 #include <linux/rtnetlink.h>
 #include "ipoib_ng.h"
@@ -142,17 +141,6 @@ static void fault_dev_open(struct kunit *test)
 	ib_device_put(ca);
 }
 
-/* Let the interface's works and the core's timers run for about ms. */
-static void kt_ctl_settle(struct ipn_priv *priv, unsigned int ms)
-{
-	unsigned long end = jiffies + msecs_to_jiffies(ms);
-
-	do {
-		flush_workqueue(priv->wq);
-		msleep(20);
-	} while (time_before(jiffies, end));
-}
-
 /*
  * The control path of a running interface (RoCE backend): a unicast path
  * (its entry, resolution, address handle), a stack multicast group (the
@@ -182,7 +170,7 @@ static void fault_control_path(struct kunit *test)
 		rtnl_unlock();
 		KUNIT_EXPECT_EQ(test, ret, 0);
 		for (i = 0; i < 100 && !netif_carrier_ok(priv->dev); i++)
-			kt_ctl_settle(priv, 20);
+			ipn_kunit_settle(priv, 20);
 		KUNIT_EXPECT_TRUE(test, netif_carrier_ok(priv->dev));
 		/* 224.1.2.3 on this link (RFC 4391 s4). */
 		memcpy(group + 4, priv->ifid.bcast_gid, 16);
@@ -194,9 +182,9 @@ static void fault_control_path(struct kunit *test)
 		atomic_set(&kt_ctl_nth, n);
 		ipn_kunit_xmit(priv, peer, htonl(0x0a000002));
 		KUNIT_EXPECT_EQ(test, dev_mc_add(priv->dev, group), 0);
-		kt_ctl_settle(priv, 100);
+		ipn_kunit_settle(priv, 100);
 		ipn_kunit_xmit(priv, group, htonl(0xe0010203));
-		kt_ctl_settle(priv, 100);
+		ipn_kunit_settle(priv, 100);
 		if (atomic_xchg(&kt_ctl_nth, 0))
 			done = true;	/* fewer than n sites */
 		else
@@ -206,7 +194,7 @@ static void fault_control_path(struct kunit *test)
 		sent = ipn_stat(priv, tx_packets);
 		for (i = 0; i < 40 && ipn_stat(priv, tx_packets) <= sent; i++) {
 			ipn_kunit_xmit(priv, peer, htonl(0x0a000002));
-			kt_ctl_settle(priv, 200);
+			ipn_kunit_settle(priv, 200);
 		}
 		KUNIT_EXPECT_GT_MSG(test, ipn_stat(priv, tx_packets), sent,
 				    "site %u: the peer is not reached again", n);

@@ -10,9 +10,28 @@ struct ib_device;
 struct ipn_priv;
 
 extern char *ipn_kunit_ibdev;
+extern char *ipn_kunit_roce_peer;
 struct ib_device *ipn_kunit_get_ibdev(struct kunit *test);
+
+/* A path's state, copied under the interface's lock; state -1: none. */
+struct ipn_kunit_path {
+	int state;
+	int status;		/* last query status */
+	int queued;		/* frames the shim holds for it */
+	struct ib_ah *ah;	/* the handle it caches */
+	bool resolver;		/* RoCE: rdma_resolve_ip was used */
+	u8 dmac[6];
+	u8 sgid_index;
+	u8 hop_limit;
+};
+
+struct ipn_kunit_path ipn_kunit_path(struct ipn_priv *priv, const u8 *gid);
+
 /* Send one IPv4 frame to the 20-byte address daddr, as the stack does. */
 void ipn_kunit_xmit(struct ipn_priv *priv, const u8 *daddr, __be32 ip_dst);
+
+/* Let the interface's works and the core's timers run for about ms. */
+void ipn_kunit_settle(struct ipn_priv *priv, unsigned int ms);
 
 /* KUNIT_EXPECT_MEMEQ arrived in 6.2; this one prints both sides. */
 static inline void kt_expect_memeq(struct kunit *test, const void *a,

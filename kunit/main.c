@@ -10,6 +10,7 @@
  * with rdma_rxe.
  */
 #define IPN_KUNIT 1
+#include <linux/delay.h>
 #include <linux/ip.h>
 #include <linux/module.h>
 #include "ipoib_ng.h"
@@ -22,6 +23,11 @@ unsigned int ipn_rejoin_spread_ms;	/* rejoin at once: tests are not a fabric */
 char *ipn_kunit_ibdev = "rxe0";
 module_param_named(ibdev, ipn_kunit_ibdev, charp, 0444);
 MODULE_PARM_DESC(ibdev, "RDMA device (RoCE port 1) for the device suites (default rxe0)");
+
+char *ipn_kunit_roce_peer = "vb";
+module_param_named(roce_peer, ipn_kunit_roce_peer, charp, 0444);
+MODULE_PARM_DESC(roce_peer,
+		 "The netdev across ibdev's link, with fd99::2/64 and 192.168.99.2/24 routed as another host's (default vb)");
 
 /* The device named by ibdev, referenced (ib_device_put); fails the case without it. */
 struct ib_device *ipn_kunit_get_ibdev(struct kunit *test)
@@ -65,6 +71,41 @@ void ipn_kunit_xmit(struct ipn_priv *priv, const u8 *daddr, __be32 ip_dst)
 		kfree_skb(skb);
 	__netif_tx_unlock(txq);
 	local_bh_enable();
+}
+
+/* Let the interface's works and the core's timers run for about ms. */
+void ipn_kunit_settle(struct ipn_priv *priv, unsigned int ms)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(ms);
+
+	do {
+		flush_workqueue(priv->wq);
+		msleep(20);
+	} while (time_before(jiffies, end));
+}
+
+/* What the path to gid is now; state -1: there is none. */
+struct ipn_kunit_path ipn_kunit_path(struct ipn_priv *priv, const u8 *gid)
+{
+	struct ipn_kunit_path snap = { .state = -1, .queued = -1 };
+	struct ipn_path *path;
+
+	spin_lock_bh(&priv->lock);
+	hash_for_each_possible(priv->paths, path, node,
+			       ipc_gid_hash(gid, priv->hash_seed)) {
+		if (memcmp(path->gid, gid, 16))
+			continue;
+		snap.state = path->st.state;
+		snap.status = path->st.last_status;
+		snap.queued = skb_queue_len(&path->queue);
+		snap.ah = path->ah ? path->ah->ah : NULL;
+		snap.resolver = !!path->dev_addr;
+		memcpy(snap.dmac, path->attr.roce.dmac, ETH_ALEN);
+		snap.sgid_index = path->attr.grh.sgid_index;
+		snap.hop_limit = path->attr.grh.hop_limit;
+	}
+	spin_unlock_bh(&priv->lock);
+	return snap;
 }
 
 MODULE_DESCRIPTION("KUnit suites of ipoib_ng");

@@ -364,34 +364,9 @@ static void kt_exit(struct kunit *test)
 	kt_sa.wq = NULL;
 }
 
-/* What the path to gid is now; state -1: there is none. */
-struct kt_path_snap {
-	int state;
-	int queued;		/* frames the shim holds for it */
-	struct ib_ah *ah;	/* the handle it caches */
-};
-
-static struct kt_path_snap kt_path(struct ipn_priv *priv, const u8 *gid)
-{
-	struct kt_path_snap snap = { .state = -1, .queued = -1 };
-	struct ipn_path *path;
-
-	spin_lock_bh(&priv->lock);
-	hash_for_each_possible(priv->paths, path, node,
-			       ipc_gid_hash(gid, priv->hash_seed)) {
-		if (memcmp(path->gid, gid, 16))
-			continue;
-		snap.state = path->st.state;
-		snap.queued = skb_queue_len(&path->queue);
-		snap.ah = path->ah ? path->ah->ah : NULL;
-	}
-	spin_unlock_bh(&priv->lock);
-	return snap;
-}
-
 static int kt_path_state(struct ipn_priv *priv, const u8 *gid)
 {
-	return kt_path(priv, gid).state;
+	return ipn_kunit_path(priv, gid).state;
 }
 
 static int kt_mc_state(struct ipn_priv *priv, const u8 *mgid)
@@ -604,7 +579,7 @@ static void sa_path_queue_bounded(struct kunit *test)
 	for (i = 0; i < max + 4; i++)
 		ipn_kunit_xmit(priv, hw, htonl(0x0a000002));
 	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_count_queries() == 1));
-	KUNIT_EXPECT_EQ(test, kt_path(priv, kt_peer_gid).queued, max);
+	KUNIT_EXPECT_EQ(test, ipn_kunit_path(priv, kt_peer_gid).queued, max);
 	KUNIT_EXPECT_EQ(test, ipn_stat_drop(priv, IPC_R_QUEUE_FULL), 4u);
 	KUNIT_EXPECT_EQ(test, ipn_stat(priv, tx_dropped), 4u);
 
@@ -613,7 +588,7 @@ static void sa_path_queue_bounded(struct kunit *test)
 					sent + max));
 	kt_settle(priv);
 	KUNIT_EXPECT_EQ(test, ipn_stat(priv, tx_packets), sent + max);
-	KUNIT_EXPECT_EQ(test, kt_path(priv, kt_peer_gid).queued, 0);
+	KUNIT_EXPECT_EQ(test, ipn_kunit_path(priv, kt_peer_gid).queued, 0);
 }
 
 /*
@@ -640,7 +615,7 @@ static void sa_path_qpn_change(struct kunit *test)
 					sent));
 	KUNIT_EXPECT_EQ(test, priv->tx_wr.remote_qpn, 0x22u);
 	KUNIT_EXPECT_EQ(test, priv->tx_wr.remote_qkey, KT_QKEY);
-	ah = kt_path(priv, kt_peer_gid).ah;
+	ah = ipn_kunit_path(priv, kt_peer_gid).ah;
 	KUNIT_EXPECT_NOT_NULL(test, ah);
 	KUNIT_EXPECT_PTR_EQ(test, priv->tx_wr.ah, ah);
 
@@ -650,7 +625,7 @@ static void sa_path_qpn_change(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, priv->tx_wr.remote_qpn, 0x23u);
 	KUNIT_EXPECT_EQ(test, kt_sa.path_calls, 1);
 	KUNIT_EXPECT_PTR_EQ(test, priv->tx_wr.ah, ah);
-	KUNIT_EXPECT_PTR_EQ(test, kt_path(priv, kt_peer_gid).ah, ah);
+	KUNIT_EXPECT_PTR_EQ(test, ipn_kunit_path(priv, kt_peer_gid).ah, ah);
 }
 
 /*

@@ -39,7 +39,7 @@ dump_state() {
 	done
 	rdma link show
 	rdma statistic show
-	for d in /sys/kernel/debug/$IPOIB_NAME/*/; do
+	for d in "/sys/kernel/debug/$IPOIB_NAME"/*/; do
 		[[ -d $d ]] || continue
 		echo "--- $d path ---"
 		cat "$d/path"
@@ -294,6 +294,37 @@ setup_ipoib_netns_pair() {
 	check ip -n n2 addr add 10.1.0.2/24 dev "$IB2"
 	check ip -n n1 addr add fd00::1/64 dev "$IB1" nodad
 	check ip -n n2 addr add fd00::2/64 dev "$IB2" nodad
+}
+
+# route_rxe_pair_as_hosts: after setup_rxe_pair, routed addresses on va and
+# vb (fd99::1/64 192.168.99.1/24 and fd99::2/64 192.168.99.2/24), so that
+# rxe makes GIDs beyond link-local of them and rdma_resolve_ip resolves
+# them over the veth as between two hosts. va and vb share the initial
+# namespace, where each one's addresses are local to the other and a route
+# lookup would loop them back: rules by output interface, ahead of the
+# local table, send what rxe0 (rxe1) resolves and transmits out of va (vb);
+# received datagrams still find the local table; accept_local lets IPv4 in
+# from a source that is local. The routes name their source address: IPv6
+# source selection would pick the destination itself, local here.
+route_rxe_pair_as_hosts() {
+	local args dev table host
+	check ip rule add pref 1000 lookup local
+	check ip rule del pref 0
+	check ip -6 rule add pref 1000 lookup local
+	check ip -6 rule del pref 0
+	check ip addr add fd99::1/64 dev va nodad
+	check ip addr add fd99::2/64 dev vb nodad
+	check ip addr add 192.168.99.1/24 dev va
+	check ip addr add 192.168.99.2/24 dev vb
+	for args in "va 100 1" "vb 101 2"; do
+		read -r dev table host <<< "$args"
+		check ip rule add pref 100 oif "$dev" lookup "$table"
+		check ip -6 rule add pref 100 oif "$dev" lookup "$table"
+		check ip route add 192.168.99.0/24 dev "$dev" table "$table" src "192.168.99.$host"
+		check ip -6 route add fd99::/64 dev "$dev" table "$table" src "fd99::$host"
+		check sysctl -qw "net.ipv4.conf.$dev.accept_local=1"
+	done
+	check sysctl -qw net.ipv4.conf.all.accept_local=1
 }
 
 # gid_index DEV GID: the index of GID (sysfs form, "fd99:0000:...:0002") in

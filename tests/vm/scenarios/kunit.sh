@@ -14,17 +14,22 @@
 # log slice and the results files are kept in VM_OUT.
 #
 #   rxe0 -- va <== veth ==> vb -- rxe1     ipoib_ng_kunit.ko ibdev=rxe0
+#   fd99::1 192.168.99.1    fd99::2 192.168.99.2   (routed as two hosts)
 
 # shellcheck source=SCRIPTDIR/../lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-SUITES=(ipoib_ng_core ipoib_ng_shim ipoib_ng_sa ipoib_ng_fault)
+SUITES=(ipoib_ng_core ipoib_ng_shim ipoib_ng_sa ipoib_ng_roce ipoib_ng_fault)
 KUNIT_KO=${VM_KUNIT_MODULE:-${VM_MODULE%/*}/ipoib_ng_kunit.ko}
 
 [[ -f $KUNIT_KO ]] || fail "$KUNIT_KO: no such file (build it against a CONFIG_KUNIT kernel: make module-debug)"
 [[ -d /sys/kernel/debug/kunit ]] || fail "this kernel has no KUnit debugfs (CONFIG_KUNIT_DEBUGFS)"
 
 setup_rxe_pair
+# ipoib_ng_roce resolves rxe1's fd99::2 and ::ffff:192.168.99.2 from rxe0.
+route_rxe_pair_as_hosts
+wait_for 30 "rxe1's GID fd99::2" gid_index rxe1 fd99:0000:0000:0000:0000:0000:0000:0002
+wait_for 30 "rxe1's GID ::ffff:192.168.99.2" gid_index rxe1 0000:0000:0000:0000:0000:ffff:c0a8:6302
 for dep in $(modinfo -F depends "$KUNIT_KO" | tr ',' ' '); do
 	check modprobe "$dep"
 done
@@ -40,7 +45,7 @@ echo 0 > "$F/probability"	# only fail-nth injects
 
 marker="ipoib_ng kunit run $$-$RANDOM"
 echo "$marker" > /dev/kmsg
-check insmod "$KUNIT_KO" ibdev=rxe0
+check insmod "$KUNIT_KO" ibdev=rxe0 roce_peer=vb
 dmesg | sed -n "/$marker/,\$p" | sed 's/^\[[^]]*\] //' > "$VM_OUT/kunit-console.txt"
 
 # parse_suite SUITE: print "pass fail skip plan top" from the log slice.

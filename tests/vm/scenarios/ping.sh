@@ -61,31 +61,7 @@ GID_V6_2=fd99:0000:0000:0000:0000:0000:0000:0002
 GID_V6_NONE=fd99:0000:0000:0000:0000:0000:0000:0099
 GID_V4_1=0000:0000:0000:0000:0000:ffff:c0a8:6301
 GID_V4_2=0000:0000:0000:0000:0000:ffff:c0a8:6302
-# va and vb share the initial namespace, so each one's addresses are local
-# to the other and a route lookup would loop them back instead of going
-# over the wire as between two hosts. Rules by output interface, ahead of
-# the local table, send what rxe0 (rxe1) resolves and transmits out of va
-# (vb); received datagrams still find the local table; accept_local lets
-# IPv4 in from a source that is local.
-check ip rule add pref 1000 lookup local
-check ip rule del pref 0
-check ip -6 rule add pref 1000 lookup local
-check ip -6 rule del pref 0
-# The routes name their source address: IPv6 source selection would pick
-# the destination itself, local here.
-check ip addr add fd99::1/64 dev va nodad
-check ip addr add fd99::2/64 dev vb nodad
-check ip addr add 192.168.99.1/24 dev va
-check ip addr add 192.168.99.2/24 dev vb
-for args in "va 100 1" "vb 101 2"; do
-	read -r dev table host <<< "$args"
-	check ip rule add pref 100 oif "$dev" lookup "$table"
-	check ip -6 rule add pref 100 oif "$dev" lookup "$table"
-	check ip route add 192.168.99.0/24 dev "$dev" table "$table" src "192.168.99.$host"
-	check ip -6 route add fd99::/64 dev "$dev" table "$table" src "fd99::$host"
-	check sysctl -qw "net.ipv4.conf.$dev.accept_local=1"
-done
-check sysctl -qw net.ipv4.conf.all.accept_local=1
+route_rxe_pair_as_hosts
 wait_for 30 "GID fd99::1 on rxe0" gid_index rxe0 "$GID_V6_1"
 wait_for 30 "GID fd99::2 on rxe1" gid_index rxe1 "$GID_V6_2"
 wait_for 30 "GID ::ffff:192.168.99.1 on rxe0" gid_index rxe0 "$GID_V4_1"

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * roce_test.c - suite ipoib_ng_roce: how the RoCE backend (driver/roce.c)
+ * gets the address vector of a unicast path. rxe routes by IP and ignores
+ * the MAC, real RoCE adapters do not, so the MAC and the source GID are
+ * checked here, on a real interface of the device named by ibdev:
+ *
+ *   - a link-local GID: the MAC is derived from it (no resolver);
+ *   - fd99::2 and ::ffff:192.168.99.2, addresses of the roce_peer netdev
+ *     routed as another host's (tests/vm/scenarios/kunit.sh): resolved
+ *     with rdma_resolve_ip to the peer's MAC, from the source GID whose
+ *     address the route picks;
+ *   - a GID no one has: the path fails, with the resolver's status.
+ */
+#define IPN_KUNIT 1
+#include <linux/etherdevice.h>
+#include <net/addrconf.h>
+#include <rdma/ib_cache.h>
+#include "ipoib_ng.h"
+#include "ipn_kunit.h"
+
+struct kt_roce {
+	struct ib_device *ca;
+	struct ipn_priv *priv;
+};
+
+static int kt_roce_init(struct kunit *test)
+{
+	struct kt_roce *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct ipn_priv *priv;
+	int i, ret;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	test->priv = c;
+	c->ca = ipn_kunit_get_ibdev(test);
+	priv = ipn_dev_create(c->ca, 1, IPC_PKEY_DEFAULT);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(priv), "ipn_dev_create: %pe", priv);
+	c->priv = priv;
+	KUNIT_ASSERT_TRUE(test, priv->roce);
+	rtnl_lock();
+	ret = dev_open(priv->dev, NULL);
+	rtnl_unlock();
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	for (i = 0; i < 100 && !netif_carrier_ok(priv->dev); i++)
+		ipn_kunit_settle(priv, 20);
+	KUNIT_ASSERT_TRUE(test, netif_carrier_ok(priv->dev));
+	return 0;
+}
+
+static void kt_roce_exit(struct kunit *test)
+{
+	struct kt_roce *c = test->priv;
+
+	if (c && c->priv)
+		ipn_dev_destroy(c->priv);
+	if (c && c->ca)
+		ib_device_put(c->ca);
+}
+
+/* Send to QPN 0x22 at gid; wait until the path leaves RESOLVING. */
+static struct ipn_kunit_path kt_roce_resolve(struct ipn_priv *priv,
+					     const u8 *gid)
+{
+	struct ipc_addr a = { .qpn = 0x22 };
+	struct ipn_kunit_path p;
+	u8 hw[IPC_ADDR_LEN];
+	int i;
+
+	memcpy(a.gid, gid, 16);
+	ipc_addr_encode(&a, hw);
+	ipn_kunit_xmit(priv, hw, htonl(0x0a000002));
+	for (i = 0; i < 40; i++) {
+		ipn_kunit_settle(priv, 100);
+		p = ipn_kunit_path(priv, gid);
+		if (p.state != IPC_PATH_RESOLVING && p.state != IPC_PATH_UNKNOWN)
+			break;
+	}
+	return p;
+}
+
+/* The index of gid in port 1's table (RoCEv2), -1 if absent. */
+static int kt_gid_index(struct ib_device *ca, const u8 *gid)
+{
+	const struct ib_gid_attr *attr;
+	int index;
+
+	attr = rdma_find_gid_by_port(ca, (const union ib_gid *)gid,
+				     IB_GID_TYPE_ROCE_UDP_ENCAP, 1, NULL);
+	if (IS_ERR(attr))
+		return -1;
+	index = attr->index;
+	rdma_put_gid_attr(attr);
+	return index;
+}
+
+/* The MAC of the roce_peer netdev (fails the case without it). */
+static void kt_peer_mac(struct kunit *test, u8 *mac)
+{
+	struct net_device *ndev;
+
+	ndev = dev_get_by_name(&init_net, ipn_kunit_roce_peer);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, ndev, "no netdev %s (roce_peer)",
+				  ipn_kunit_roce_peer);
+	ether_addr_copy(mac, ndev->dev_addr);
+	dev_put(ndev);
+}
+
+/* Link-local GID (EUI-64 of 00:11:22:33:44:55): the MAC comes from it. */
+static void roce_path_link_local(struct kunit *test)
+{
+	struct ipn_priv *priv = ((struct kt_roce *)test->priv)->priv;
+	static const u8 gid[16] = { 0xfe, 0x80, [8] = 0x02, 0x11, 0x22, 0xff,
+				    0xfe, 0x33, 0x44, 0x55 };
+	static const u8 mac[ETH_ALEN] = { 0x00, 0x11, 0x22, 0x33, 0x44, 0x55 };
+	struct ipn_kunit_path p = kt_roce_resolve(priv, gid);
+
+	KUNIT_EXPECT_EQ(test, p.state, IPC_PATH_VALID);
+	KT_EXPECT_MEMEQ(test, p.dmac, mac, ETH_ALEN);
+	KUNIT_EXPECT_EQ(test, p.sgid_index, 0);
+	KUNIT_EXPECT_FALSE(test, p.resolver);
+	KUNIT_EXPECT_NOT_NULL(test, p.ah);
+}
+
+/* gid from src, a GID of ibdev: rdma_resolve_ip to roce_peer's MAC. */
+static void kt_roce_routed(struct kunit *test, const u8 *gid, const u8 *src)
+{
+	struct kt_roce *c = test->priv;
+	int sgid = kt_gid_index(c->ca, src);
+	struct ipn_kunit_path p;
+	u8 mac[ETH_ALEN];
+
+	kt_peer_mac(test, mac);
+	KUNIT_ASSERT_GT_MSG(test, sgid, 0, "%s has no GID %pI6", ipn_kunit_ibdev,
+			    src);
+	p = kt_roce_resolve(c->priv, gid);
+	KUNIT_EXPECT_EQ(test, p.state, IPC_PATH_VALID);
+	KUNIT_EXPECT_TRUE(test, p.resolver);
+	KT_EXPECT_MEMEQ(test, p.dmac, mac, ETH_ALEN);
+	KUNIT_EXPECT_EQ(test, p.sgid_index, sgid);
+	KUNIT_EXPECT_EQ(test, p.hop_limit, 64);
+	KUNIT_EXPECT_NOT_NULL(test, p.ah);
+}
+
+/* fd99::2 from fd99::1: rdma_resolve_ip over IPv6. */
+static void roce_path_routed_ipv6(struct kunit *test)
+{
+	static const u8 gid[16] = { 0xfd, 0x99, [15] = 0x02 };
+	static const u8 src[16] = { 0xfd, 0x99, [15] = 0x01 };
+
+	kt_roce_routed(test, gid, src);
+}
+
+/* ::ffff:192.168.99.2 from ::ffff:192.168.99.1: over IPv4. */
+static void roce_path_routed_ipv4(struct kunit *test)
+{
+	static const u8 gid[16] = { [10] = 0xff, 0xff, 192, 168, 99, 2 };
+	static const u8 src[16] = { [10] = 0xff, 0xff, 192, 168, 99, 1 };
+
+	kt_roce_routed(test, gid, src);
+}
+
+/* fd99::99 answers no neighbour solicitation: the path fails. */
+static void roce_path_unreachable(struct kunit *test)
+{
+	struct ipn_priv *priv = ((struct kt_roce *)test->priv)->priv;
+	static const u8 gid[16] = { 0xfd, 0x99, [15] = 0x99 };
+	struct ipn_kunit_path p = kt_roce_resolve(priv, gid);
+
+	KUNIT_EXPECT_EQ(test, p.state, IPC_PATH_FAILED);
+	KUNIT_EXPECT_LT(test, p.status, 0);
+	KUNIT_EXPECT_NULL(test, p.ah);
+	KUNIT_EXPECT_GE(test, ipn_stat(priv, path_failures), 1u);
+}
+
+static struct kunit_case ipn_roce_cases[] = {
+	KUNIT_CASE(roce_path_link_local),
+	KUNIT_CASE(roce_path_routed_ipv6),
+	KUNIT_CASE(roce_path_routed_ipv4),
+	KUNIT_CASE(roce_path_unreachable),
+	{}
+};
+
+static struct kunit_suite ipn_roce_suite = {
+	.name = "ipoib_ng_roce",
+	.init = kt_roce_init,
+	.exit = kt_roce_exit,
+	.test_cases = ipn_roce_cases,
+};
+
+kunit_test_suite(ipn_roce_suite);
