@@ -143,7 +143,7 @@ static int ipn_open(struct net_device *dev)
 		ipn_link_apply(priv, act);
 	}
 	/* The stack's groups (IGMP/MLD) are joined through rx_mode. */
-	queue_work(priv->wq, &priv->rx_mode_work);
+	mod_delayed_work(priv->wq, &priv->rx_mode_work, 0);
 out:
 	mutex_unlock(&priv->ctl_mutex);
 	return ret;
@@ -196,7 +196,7 @@ static void ipn_set_rx_mode(struct net_device *dev)
 	struct ipn_priv *priv = netdev_priv(dev);
 
 	/* Atomic context (addr lock held): diff the list in the work. */
-	queue_work(priv->wq, &priv->rx_mode_work);
+	mod_delayed_work(priv->wq, &priv->rx_mode_work, 0);
 }
 
 IPN_TESTABLE int ipn_change_mtu(struct net_device *dev, int new_mtu)
@@ -406,7 +406,7 @@ struct ipn_priv *ipn_dev_create(struct ib_device *ca, u32 port, u16 pkey)
 	INIT_LIST_HEAD(&priv->mc_work);
 	INIT_LIST_HEAD(&priv->ah_reap);
 	INIT_WORK(&priv->ctl_work, ipn_ctl_work);
-	INIT_WORK(&priv->rx_mode_work, ipn_mcast_rx_mode_work);
+	INIT_DELAYED_WORK(&priv->rx_mode_work, ipn_mcast_rx_mode_work);
 	INIT_WORK(&priv->flush_work, ipn_flush_work);
 	INIT_WORK(&priv->reap_work, ipn_ah_reap_work);
 	INIT_WORK(&priv->restart_work, ipn_restart_work);
@@ -487,6 +487,7 @@ void ipn_dev_destroy(struct ipn_priv *priv)
 
 	ipn_debugfs_remove(priv);
 	unregister_netdev(dev);		/* ndo_stop if it was up */
+	cancel_delayed_work_sync(&priv->rx_mode_work);	/* a retry's timer */
 	destroy_workqueue(priv->wq);	/* runs what was still queued */
 	netif_napi_del(&priv->tx_napi);
 	netif_napi_del(&priv->rx_napi);

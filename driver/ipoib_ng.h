@@ -266,7 +266,7 @@ struct ipn_priv {
 	struct workqueue_struct *wq;
 	struct mutex ctl_mutex;		/* after rtnl: control operations */
 	struct work_struct ctl_work;	/* runs path/mc ops */
-	struct work_struct rx_mode_work;
+	struct delayed_work rx_mode_work;	/* also retries after -ENOMEM */
 	struct work_struct flush_work;
 	struct delayed_work tick;	/* earliest core deadline */
 	struct work_struct reap_work;

@@ -277,12 +277,13 @@ void ipn_mcast_destroy_all(struct ipn_priv *priv)
  */
 void ipn_mcast_rx_mode_work(struct work_struct *work)
 {
-	struct ipn_priv *priv = container_of(work, struct ipn_priv,
-					     rx_mode_work);
+	struct ipn_priv *priv = container_of(to_delayed_work(work),
+					     struct ipn_priv, rx_mode_work);
 	struct net_device *dev = priv->dev;
 	struct ipn_mcast *mc, *tmp;
 	struct netdev_hw_addr *ha;
 	unsigned int n = 0, i, wrong = 0;
+	bool retry = false;
 	struct ipc_result r;
 	u8 (*mgids)[IPC_GID_LEN];
 	u64 now;
@@ -308,8 +309,11 @@ void ipn_mcast_rx_mode_work(struct work_struct *work)
 		}
 	}
 	netif_addr_unlock_bh(dev);
-	if (!mgids)
+	if (!mgids) {
+		/* Out of memory: the list is not lost, diff it again soon. */
+		queue_delayed_work(priv->wq, &priv->rx_mode_work, HZ / 10);
 		goto out;
+	}
 	if (wrong) {
 		ipn_add(priv, mc_refused, wrong);
 		net_warn_ratelimited("%s: %u multicast addresses not of this link ignored\n",
@@ -324,8 +328,10 @@ void ipn_mcast_rx_mode_work(struct work_struct *work)
 		if (!memcmp(mgids[i], priv->ifid.bcast_gid, IPC_GID_LEN))
 			continue;
 		mc = ipn_mcast_get(priv, mgids[i], IPC_SCOPE_LINK);
-		if (!mc)
+		if (!mc) {
+			retry = true;
 			continue;
+		}
 		mc->seen = true;
 		if (mc->st.want & IPC_JOIN_FULL)
 			continue;
@@ -342,6 +348,8 @@ void ipn_mcast_rx_mode_work(struct work_struct *work)
 	}
 	spin_unlock_bh(&priv->lock);
 	kfree(mgids);
+	if (retry)
+		queue_delayed_work(priv->wq, &priv->rx_mode_work, HZ / 10);
 	ipn_mcast_run(priv);
 out:
 	mutex_unlock(&priv->ctl_mutex);

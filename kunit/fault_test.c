@@ -25,6 +25,16 @@
 /* > 0: the n-th ipn_fault() site reached from now on fails. */
 static atomic_t kt_ctl_nth = ATOMIC_INIT(0);
 
+void ipn_kunit_fault_arm(int n)
+{
+	atomic_set(&kt_ctl_nth, n);
+}
+
+int ipn_kunit_fault_disarm(void)
+{
+	return atomic_xchg(&kt_ctl_nth, 0);
+}
+
 bool ipn_kunit_fault(void)
 {
 	int n = atomic_read(&kt_ctl_nth);
@@ -179,13 +189,13 @@ static void fault_control_path(struct kunit *test)
 		group[18] = 2;
 		group[19] = 3;
 
-		atomic_set(&kt_ctl_nth, n);
+		ipn_kunit_fault_arm(n);
 		ipn_kunit_xmit(priv, peer, htonl(0x0a000002));
 		KUNIT_EXPECT_EQ(test, dev_mc_add(priv->dev, group), 0);
 		ipn_kunit_settle(priv, 100);
 		ipn_kunit_xmit(priv, group, htonl(0xe0010203));
 		ipn_kunit_settle(priv, 100);
-		if (atomic_xchg(&kt_ctl_nth, 0))
+		if (ipn_kunit_fault_disarm())
 			done = true;	/* fewer than n sites */
 		else
 			failed++;

@@ -30,6 +30,14 @@ struct ipn_kunit_path ipn_kunit_path(struct ipn_priv *priv, const u8 *gid);
 /* Send one IPv4 frame to the 20-byte address daddr, as the stack does. */
 void ipn_kunit_xmit(struct ipn_priv *priv, const u8 *daddr, __be32 ip_dst);
 
+/*
+ * Control-path faults (kunit/fault_test.c): from arm(n) on, the n-th
+ * ipn_fault() site reached fails; disarm() returns what was left of n
+ * (> 0: fewer than n sites were reached).
+ */
+void ipn_kunit_fault_arm(int n);
+int ipn_kunit_fault_disarm(void);
+
 /* Let the interface's works and the core's timers run for about ms. */
 void ipn_kunit_settle(struct ipn_priv *priv, unsigned int ms);
 

@@ -727,6 +727,142 @@ static void sa_rx_mode_diff(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dev_mc_del(dev, hw_other), 0);
 }
 
+/*
+ * ndo_start_xmit's decisions, observed on the work request the shim
+ * posts: the broadcast group's handle, QPN 0xffffff and Q_Key (s5, s9.1.2);
+ * addresses that cannot be sent to dropped under their reason; a group not
+ * joined gets a SendOnlyNonMember join and its frame waits for it (s10).
+ */
+static void sa_tx_decisions(struct kunit *test)
+{
+	struct ipn_priv *priv = ((struct kt_ctx *)test->priv)->priv;
+	u8 hw[20], mgid[16];
+	struct kt_join *j;
+	u64 sent;
+
+	kt_join_bcast(test, priv);
+	sent = ipn_stat(priv, tx_packets);
+	ipn_kunit_xmit(priv, priv->dev->broadcast, htonl(0xffffffff));
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000, ipn_stat(priv, tx_packets) >
+					sent));
+	KUNIT_EXPECT_EQ(test, priv->tx_wr.remote_qpn, (u32)IPC_QPN_MCAST);
+	KUNIT_EXPECT_EQ(test, priv->tx_wr.remote_qkey, KT_QKEY);
+	KUNIT_EXPECT_PTR_EQ(test, priv->tx_wr.ah, priv->bcast->ah->ah);
+
+	/* QPN 0; a multicast GID with a unicast QPN; another P_Key's MGID. */
+	kt_peer_addr(hw, 0);
+	ipn_kunit_xmit(priv, hw, htonl(0x0a000002));
+	memcpy(hw, priv->dev->broadcast, 20);
+	hw[3] = 0x22;
+	ipn_kunit_xmit(priv, hw, htonl(0x0a000002));
+	KUNIT_EXPECT_EQ(test, ipn_stat_drop(priv, IPC_R_BAD_ADDR), 2u);
+	memcpy(hw, priv->dev->broadcast, 20);
+	hw[8] = 0x80;
+	hw[9] = 0x01;
+	ipn_kunit_xmit(priv, hw, htonl(0xffffffff));
+	KUNIT_EXPECT_EQ(test, ipn_stat_drop(priv, IPC_R_WRONG_LINK), 1u);
+	KUNIT_EXPECT_EQ(test, ipn_stat(priv, tx_dropped), 3u);
+
+	/* 239.1.2.3, never joined: a send-only join, the frame waits. */
+	memcpy(mgid, priv->ifid.bcast_gid, 16);
+	mgid[12] = 239;
+	mgid[13] = 1;
+	mgid[14] = 2;
+	mgid[15] = 3;
+	memcpy(hw, priv->dev->broadcast, 4);
+	memcpy(hw + 4, mgid, 16);
+	sent = ipn_stat(priv, tx_packets);
+	ipn_kunit_xmit(priv, hw, htonl(0xef010203));
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_count_joins(mgid) == 1));
+	spin_lock_bh(&kt_sa.lock);
+	j = kt_find_join(mgid);
+	KUNIT_EXPECT_EQ(test, j->req.join_state, IPC_JOIN_SENDONLY);
+	spin_unlock_bh(&kt_sa.lock);
+	kt_settle(priv);
+	KUNIT_EXPECT_EQ(test, ipn_stat(priv, tx_packets), sent);
+	KUNIT_ASSERT_EQ(test, kt_answer_join(mgid, 0, KT_QKEY, IB_MTU_2048), 0);
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000, ipn_stat(priv, tx_packets) >
+					sent));
+	KUNIT_EXPECT_EQ(test, priv->tx_wr.remote_qpn, (u32)IPC_QPN_MCAST);
+	KUNIT_EXPECT_EQ(test, kt_mc_state(priv, mgid), IPC_MC_JOINED);
+}
+
+/* Answer every outstanding path query with success. */
+static void kt_answer_all_paths(void)
+{
+	struct kt_query *q;
+	u8 dgid[16];
+
+	for (;;) {
+		spin_lock_bh(&kt_sa.lock);
+		q = list_first_entry_or_null(&kt_sa.queries, struct kt_query,
+					     list);
+		if (q)
+			memcpy(dgid, q->req.dgid.raw, 16);
+		spin_unlock_bh(&kt_sa.lock);
+		if (!q || kt_answer_path(dgid, 0))
+			return;
+	}
+}
+
+/*
+ * What the control work does with the SA's answers (path and group
+ * entries, address handles, the rx_mode diff, attaches) fails at each
+ * ipn_fault() site in turn. Each time the peer is reached again and the
+ * group joined again within seconds: the core retries what failed.
+ */
+static void sa_faults_after_answers(struct kunit *test)
+{
+	struct ipn_priv *priv = ((struct kt_ctx *)test->priv)->priv;
+	unsigned int n, failed = 0;
+	u8 hw[20], mc[20];
+	bool done = false;
+	u64 sent;
+	int i;
+
+	kt_join_bcast(test, priv);
+	kt_mc_addr(mc, priv->ifid.bcast_gid);
+	for (n = 1; n < 100 && !done; n++) {
+		kt_peer_addr(hw, 0x22);
+		hw[18] = n;		/* a new peer GID each round */
+		mc[19] = n;		/* and a new group */
+		ipn_kunit_fault_arm(n);
+		ipn_kunit_xmit(priv, hw, htonl(0x0a000002));
+		kt_wait(priv, 500, kt_count_queries() > 0);
+		kt_answer_all_paths();
+		KUNIT_EXPECT_EQ(test, dev_mc_add(priv->dev, mc), 0);
+		kt_wait(priv, 500, kt_count_joins(mc + 4) > 0);
+		kt_answer_join(mc + 4, 0, KT_QKEY, IB_MTU_2048);
+		kt_settle(priv);
+		if (ipn_kunit_fault_disarm())
+			done = true;
+		else
+			failed++;
+
+		sent = ipn_stat(priv, tx_packets);
+		for (i = 0; i < 30 && ipn_stat(priv, tx_packets) <= sent; i++) {
+			ipn_kunit_xmit(priv, hw, htonl(0x0a000002));
+			kt_answer_all_paths();
+			ipn_kunit_settle(priv, 200);
+		}
+		KUNIT_EXPECT_GT_MSG(test, ipn_stat(priv, tx_packets), sent,
+				    "site %u: the peer is not reached again", n);
+		for (i = 0; i < 30 && kt_mc_state(priv, mc + 4) !=
+		     IPC_MC_JOINED; i++) {
+			kt_answer_join(mc + 4, 0, KT_QKEY, IB_MTU_2048);
+			ipn_kunit_settle(priv, 200);
+		}
+		KUNIT_EXPECT_EQ_MSG(test, kt_mc_state(priv, mc + 4),
+				    IPC_MC_JOINED, "site %u: group not joined", n);
+		KUNIT_EXPECT_EQ(test, dev_mc_del(priv->dev, mc), 0);
+		kt_settle(priv);
+	}
+	KUNIT_EXPECT_TRUE(test, done);
+	KUNIT_EXPECT_GT(test, failed, 0u);
+	kunit_info(test, "%u fault sites after SA answers failed in turn\n",
+		   failed);
+}
+
 /* The query cannot even start: a failure now, nothing left behind. */
 static void sa_path_start_fails(struct kunit *test)
 {
@@ -875,6 +1011,8 @@ static struct kunit_case ipn_sa_cases[] = {
 	KUNIT_CASE(sa_path_qpn_change),
 	KUNIT_CASE(sa_path_idle_freed),
 	KUNIT_CASE(sa_rx_mode_diff),
+	KUNIT_CASE(sa_tx_decisions),
+	KUNIT_CASE(sa_faults_after_answers),
 	KUNIT_CASE(sa_path_cancel_on_down),
 	KUNIT_CASE(sa_sendonly_group_missing),
 	KUNIT_CASE(sa_join_answer_races_down),
