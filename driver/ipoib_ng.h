@@ -70,7 +70,7 @@ struct ipn_stats {
 	u64 path_queries, path_failures, mc_joins, mc_leaves, mc_failures;
 	u64 mc_refused;		/* stack groups not of this link */
 	u64 tx_timeouts;
-	struct u64_stats_sync syncp;
+	struct u64_stats_sync syncp;	/* last: only u64 counters before it */
 };
 
 /*
@@ -309,6 +309,7 @@ static inline void ipn_count(struct ipn_priv *priv, size_t off, u64 n)
 #define ipn_inc(priv, member) ipn_add(priv, member, 1)
 
 void ipn_drop(struct ipn_priv *priv, struct sk_buff *skb, int reason, bool tx);
+void ipn_stats_read(struct ipn_priv *priv, struct ipn_stats *sum);
 u64 ipn_stat_sum(struct ipn_priv *priv, size_t off);
 #define ipn_stat(priv, member) \
 	ipn_stat_sum(priv, offsetof(struct ipn_stats, member))

@@ -310,8 +310,7 @@ void ipn_mcast_rx_mode_work(struct work_struct *work)
 	}
 	netif_addr_unlock_bh(dev);
 	if (!mgids) {
-		/* Out of memory: the list is not lost, diff it again soon. */
-		queue_delayed_work(priv->wq, &priv->rx_mode_work, HZ / 10);
+		retry = true;
 		goto out;
 	}
 	if (wrong) {
@@ -348,10 +347,11 @@ void ipn_mcast_rx_mode_work(struct work_struct *work)
 	}
 	spin_unlock_bh(&priv->lock);
 	kfree(mgids);
-	if (retry)
-		queue_delayed_work(priv->wq, &priv->rx_mode_work, HZ / 10);
 	ipn_mcast_run(priv);
 out:
+	/* Out of memory: the list is not lost, diff it again soon. */
+	if (retry)
+		queue_delayed_work(priv->wq, &priv->rx_mode_work, HZ / 10);
 	mutex_unlock(&priv->ctl_mutex);
 	rtnl_unlock();
 }

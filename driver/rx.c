@@ -77,6 +77,27 @@ int ipn_rx_ring_init(struct ipn_priv *priv)
 }
 
 /*
+ * How to read the GRH area: the completion says, or on RoCEv2 the IP
+ * version in the header does. -1: unreadable, no sender address.
+ */
+static int ipn_rx_net_type(struct ipn_priv *priv, const struct ib_wc *wc,
+			   const u8 *grh)
+{
+	if (wc->wc_flags & IB_WC_WITH_NETWORK_HDR_TYPE)
+		return wc->network_hdr_type;
+	if (!priv->roce)
+		return RDMA_NETWORK_IB;
+	switch (ib_get_rdma_header_version((const void *)grh)) {
+	case 4:
+		return RDMA_NETWORK_IPV4;
+	case 6:
+		return RDMA_NETWORK_IPV6;
+	default:
+		return -1;
+	}
+}
+
+/*
  * One received datagram: skb holds the GRH area and the datagram (wc's
  * byte_len). Returns it ready for the stack (sender's address as the
  * hardware header, protocol, pkt_type, RFC 4391 s6/s9.1.1), or NULL when
@@ -92,33 +113,18 @@ IPN_TESTABLE struct sk_buff *ipn_rx_frame(struct ipn_priv *priv,
 	int reason;
 	u8 *h;
 
-	if ((wc->wc_flags & IB_WC_GRH) && skb->len >= IB_GRH_BYTES) {
-		int nt = RDMA_NETWORK_IB;
+	if (unlikely(skb->len < IB_GRH_BYTES)) {
+		ipn_drop(priv, skb, IPC_R_TRUNCATED, false);
+		return NULL;
+	}
+	if (wc->wc_flags & IB_WC_GRH) {
+		int nt = ipn_rx_net_type(priv, wc, skb->data);
 
-		/* RoCEv2 without the type in the completion: from the header. */
-		if (wc->wc_flags & IB_WC_WITH_NETWORK_HDR_TYPE)
-			nt = wc->network_hdr_type;
-		else if (priv->roce)
-			switch (ib_get_rdma_header_version((void *)skb->data)) {
-			case 4:
-				nt = RDMA_NETWORK_IPV4;
-				break;
-			case 6:
-				nt = RDMA_NETWORK_IPV6;
-				break;
-			default:
-				nt = -1;	/* unreadable: no sender address */
-				break;
-			}
 		if (nt >= 0 &&
 		    !ib_get_gids_from_rdma_hdr((void *)skb->data, nt, &s, &d)) {
 			sgid = s.raw;
 			dgid = d.raw;
 		}
-	}
-	if (unlikely(skb->len < IB_GRH_BYTES)) {
-		ipn_drop(priv, skb, IPC_R_TRUNCATED, false);
-		return NULL;
 	}
 	skb_pull(skb, IB_GRH_BYTES);
 

@@ -164,30 +164,23 @@ static void fault_control_path(struct kunit *test)
 	static const u8 peer[20] = { 0, 0, 0, 0x22, 0xfe, 0x80, [12] = 0x02,
 				     [19] = 0x42 };
 	struct ib_device *ca = ipn_kunit_get_ibdev(test);
-	u8 group[20] = { 0, 0xff, 0xff, 0xff };
+	static const u8 ip_group[4] = { 224, 1, 2, 3 };
 	unsigned int n, failed = 0;
+	u8 mgid[16], group[20];
 	struct ipn_priv *priv;
 	bool done = false;
 	u64 sent;
-	int ret, i;
+	int i;
 
 	kt_region(true);
 	for (n = 1; n < 200 && !done; n++) {
 		priv = ipn_dev_create(ca, 1, IPC_PKEY_DEFAULT);
 		KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(priv), "create: %pe", priv);
-		rtnl_lock();
-		ret = dev_open(priv->dev, NULL);
-		rtnl_unlock();
-		KUNIT_EXPECT_EQ(test, ret, 0);
-		for (i = 0; i < 100 && !netif_carrier_ok(priv->dev); i++)
-			ipn_kunit_settle(priv, 20);
+		KUNIT_EXPECT_EQ(test, ipn_kunit_open(priv), 0);
 		KUNIT_EXPECT_TRUE(test, netif_carrier_ok(priv->dev));
 		/* 224.1.2.3 on this link (RFC 4391 s4). */
-		memcpy(group + 4, priv->ifid.bcast_gid, 16);
-		group[16] = 224;
-		group[17] = 1;
-		group[18] = 2;
-		group[19] = 3;
+		ipc_mgid_from_ipv4(ip_group, priv->ifid.bcast_gid, mgid);
+		ipn_kunit_mc_addr(group, mgid);
 
 		ipn_kunit_fault_arm(n);
 		ipn_kunit_xmit(priv, peer, htonl(0x0a000002));

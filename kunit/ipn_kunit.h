@@ -41,6 +41,12 @@ int ipn_kunit_fault_disarm(void);
 /* Let the interface's works and the core's timers run for about ms. */
 void ipn_kunit_settle(struct ipn_priv *priv, unsigned int ms);
 
+/* dev_open(), then up to 2 s for the carrier; returns dev_open()'s result. */
+int ipn_kunit_open(struct ipn_priv *priv);
+
+/* The 20-byte multicast address of mgid (QPN 0xffffff). */
+void ipn_kunit_mc_addr(u8 *hw, const u8 *mgid);
+
 /* KUNIT_EXPECT_MEMEQ arrived in 6.2; this one prints both sides. */
 static inline void kt_expect_memeq(struct kunit *test, const void *a,
 				   const void *b, size_t n, const char *what,

@@ -84,6 +84,31 @@ void ipn_kunit_settle(struct ipn_priv *priv, unsigned int ms)
 	} while (time_before(jiffies, end));
 }
 
+/*
+ * Open priv's interface and wait up to 2 s for its carrier (the broadcast
+ * group joined). Returns dev_open()'s result.
+ */
+int ipn_kunit_open(struct ipn_priv *priv)
+{
+	int ret, i;
+
+	rtnl_lock();
+	ret = dev_open(priv->dev, NULL);
+	rtnl_unlock();
+	for (i = 0; !ret && i < 100 && !netif_carrier_ok(priv->dev); i++)
+		ipn_kunit_settle(priv, 20);
+	return ret;
+}
+
+/* The 20-byte multicast address of mgid (RFC 4391 s9.1.1: QPN 0xffffff). */
+void ipn_kunit_mc_addr(u8 *hw, const u8 *mgid)
+{
+	struct ipc_addr a = { .qpn = IPC_QPN_MCAST };
+
+	memcpy(a.gid, mgid, 16);
+	ipc_addr_encode(&a, hw);
+}
+
 /* What the path to gid is now; state -1: there is none. */
 struct ipn_kunit_path ipn_kunit_path(struct ipn_priv *priv, const u8 *gid)
 {

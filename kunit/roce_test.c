@@ -28,7 +28,6 @@ static int kt_roce_init(struct kunit *test)
 {
 	struct kt_roce *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
 	struct ipn_priv *priv;
-	int i, ret;
 
 	KUNIT_ASSERT_NOT_NULL(test, c);
 	test->priv = c;
@@ -37,12 +36,7 @@ static int kt_roce_init(struct kunit *test)
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(priv), "ipn_dev_create: %pe", priv);
 	c->priv = priv;
 	KUNIT_ASSERT_TRUE(test, priv->roce);
-	rtnl_lock();
-	ret = dev_open(priv->dev, NULL);
-	rtnl_unlock();
-	KUNIT_ASSERT_EQ(test, ret, 0);
-	for (i = 0; i < 100 && !netif_carrier_ok(priv->dev); i++)
-		ipn_kunit_settle(priv, 20);
+	KUNIT_ASSERT_EQ(test, ipn_kunit_open(priv), 0);
 	KUNIT_ASSERT_TRUE(test, netif_carrier_ok(priv->dev));
 	return 0;
 }

@@ -656,16 +656,6 @@ static void sa_path_idle_freed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kt_answer_path(kt_peer_gid, 0), 0);
 }
 
-/* The 20-byte multicast address of mgid (s9.1.1: QPN 0xffffff). */
-static void kt_mc_addr(u8 *hw, const u8 *mgid)
-{
-	memset(hw, 0, 4);
-	hw[1] = 0xff;
-	hw[2] = 0xff;
-	hw[3] = 0xff;
-	memcpy(hw + 4, mgid, 16);
-}
-
 /*
  * ndo_set_rx_mode: the device's multicast list is diffed against the
  * groups. A new address gets one FullMember join however often it was
@@ -676,22 +666,19 @@ static void sa_rx_mode_diff(struct kunit *test)
 {
 	struct ipn_priv *priv = ((struct kt_ctx *)test->priv)->priv;
 	struct net_device *dev = priv->dev;
+	static const u8 ip_group[4] = { 224, 1, 2, 3 };
 	u8 mgid[16], other[16], hw[20], hw_other[20];
 	struct kt_join *j;
 	int frees;
 
 	kt_join_bcast(test, priv);
 	/* 224.1.2.3 on this link (s4), and the same group on P_Key 0x8001. */
-	memcpy(mgid, priv->ifid.bcast_gid, 16);
-	mgid[12] = 224;
-	mgid[13] = 1;
-	mgid[14] = 2;
-	mgid[15] = 3;
+	ipc_mgid_from_ipv4(ip_group, priv->ifid.bcast_gid, mgid);
 	memcpy(other, mgid, 16);
 	other[4] = 0x80;
 	other[5] = 0x01;
-	kt_mc_addr(hw, mgid);
-	kt_mc_addr(hw_other, other);
+	ipn_kunit_mc_addr(hw, mgid);
+	ipn_kunit_mc_addr(hw_other, other);
 
 	KUNIT_ASSERT_EQ(test, dev_mc_add(dev, hw), 0);
 	KUNIT_ASSERT_EQ(test, dev_mc_add(dev, hw), 0);
@@ -736,6 +723,7 @@ static void sa_rx_mode_diff(struct kunit *test)
 static void sa_tx_decisions(struct kunit *test)
 {
 	struct ipn_priv *priv = ((struct kt_ctx *)test->priv)->priv;
+	static const u8 ip_group[4] = { 239, 1, 2, 3 };
 	u8 hw[20], mgid[16];
 	struct kt_join *j;
 	u64 sent;
@@ -764,13 +752,8 @@ static void sa_tx_decisions(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ipn_stat(priv, tx_dropped), 3u);
 
 	/* 239.1.2.3, never joined: a send-only join, the frame waits. */
-	memcpy(mgid, priv->ifid.bcast_gid, 16);
-	mgid[12] = 239;
-	mgid[13] = 1;
-	mgid[14] = 2;
-	mgid[15] = 3;
-	memcpy(hw, priv->dev->broadcast, 4);
-	memcpy(hw + 4, mgid, 16);
+	ipc_mgid_from_ipv4(ip_group, priv->ifid.bcast_gid, mgid);
+	ipn_kunit_mc_addr(hw, mgid);
 	sent = ipn_stat(priv, tx_packets);
 	ipn_kunit_xmit(priv, hw, htonl(0xef010203));
 	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_count_joins(mgid) == 1));
@@ -821,7 +804,7 @@ static void sa_faults_after_answers(struct kunit *test)
 	int i;
 
 	kt_join_bcast(test, priv);
-	kt_mc_addr(mc, priv->ifid.bcast_gid);
+	ipn_kunit_mc_addr(mc, priv->ifid.bcast_gid);
 	for (n = 1; n < 100 && !done; n++) {
 		kt_peer_addr(hw, 0x22);
 		hw[18] = n;		/* a new peer GID each round */
