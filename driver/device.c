@@ -346,6 +346,7 @@ IPN_TESTABLE void ipn_setup(struct net_device *dev)
 {
 	dev->netdev_ops = &ipn_netdev_ops;
 	dev->header_ops = &ipn_header_ops;
+	dev->ethtool_ops = &ipn_ethtool_ops;
 	dev->type = ARPHRD_INFINIBAND;
 	dev->addr_len = IPC_ADDR_LEN;
 	dev->hard_header_len = IPN_HARD_LEN;

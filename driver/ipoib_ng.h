@@ -55,6 +55,7 @@ enum {
 	IPN_MAX_TX_SGE = 1 + MAX_SKB_FRAGS,
 	IPN_PATH_HASH_BITS = 8,
 	IPN_WC_BATCH = 16,
+	IPN_RING_MAX = 8192,		/* recv/send_queue_size bound */
 };
 
 extern int ipn_recvq_size;
@@ -395,6 +396,9 @@ void ipn_mcast_destroy_all(struct ipn_priv *priv);
 extern struct dentry *ipn_debugfs_root;
 void ipn_debugfs_add(struct ipn_priv *priv);
 void ipn_debugfs_remove(struct ipn_priv *priv);
+
+/* ethtool.c */
+extern const struct ethtool_ops ipn_ethtool_ops;
 
 /* netlink.c */
 int ipn_netlink_init(void);

@@ -21,7 +21,7 @@ static int ipn_param_set_qsize(const char *val, const struct kernel_param *kp)
 	ret = kstrtoint(val, 0, &n);
 	if (ret)
 		return ret;
-	if (n < 16 || n > 8192 || !is_power_of_2(n)) {
+	if (n < 16 || n > IPN_RING_MAX || !is_power_of_2(n)) {
 		pr_warn(IPN_DRV_NAME ": %s must be a power of two in 16..8192\n",
 			kp->name);
 		return -EINVAL;

@@ -12,6 +12,8 @@
 #   iperf3       TCP and UDP, both directions, 3 s each
 #   MTU          4092 (the maximum) with DF, fragmentation, 1280 with DF,
 #                refused values (above the maximum, below 68)
+#   ethtool      -i (driver, bus), link (speed of va), -g (ring sizes), -S
+#                (counters agree with the kernel's, every drop reason listed)
 #   down/up      5 cycles, ping after each, the address (QPN) unchanged
 #   TX watchdog  a plug qdisc on va stalls rxe0's transmit: the send ring
 #                fills, the watchdog fires, the driver restarts the datapath;
@@ -75,7 +77,35 @@ ADDR1=$(link_addr n1 "$IB1")
 ADDR2=$(link_addr n2 "$IB2")
 log "$IB1 $ADDR1"
 log "$IB2 $ADDR2"
-check ns_exec n1 ethtool -i "$IB1"
+
+kmsg "ethtool"
+out=$(ns_exec n1 ethtool -i "$IB1")
+echo "$out"
+[[ $out == *"driver: ipoib_ng"* ]] || fail "ethtool -i: driver is not ipoib_ng"
+[[ $out =~ bus-info:\ rxe0 ]] || fail "ethtool -i: bus-info is not the RDMA device rxe0"
+out=$(ns_exec n1 ethtool "$IB1")
+echo "$out"
+[[ $out == *"Link detected: yes"* ]] || fail "ethtool: link not detected"
+[[ $out == *"Speed: $(ethtool va | awk '$1 == "Speed:" { print $2 }')"* ]] ||
+	fail "ethtool: speed is not va's (the RoCE netdev's)"
+out=$(ns_exec n1 ethtool -g "$IB1")
+echo "$out"
+[[ $(awk '/^Pre-set/ { s = 1 } s && $1 == "RX:" { print $2; exit }' <<< "$out") == 8192 &&
+	$(awk '/^Current/ { s = 1 } s && $1 == "RX:" { print $2; exit }' <<< "$out") == 512 &&
+	$(awk '/^Current/ { s = 1 } s && $1 == "TX:" { print $2; exit }' <<< "$out") == 256 ]] ||
+	fail "ethtool -g: not maximum 8192, RX 512, TX 256 (the module's defaults)"
+# The counters agree with the kernel's, read before and after.
+before=$(if_stat n1 "$IB1" rx_packets)
+stats=$(ns_exec n1 ethtool -S "$IB1")
+after=$(if_stat n1 "$IB1" rx_packets)
+echo "$stats"
+rx=$(awk '$1 == "rx_packets:" { print $2 }' <<< "$stats")
+((before <= rx && rx <= after)) ||
+	fail "ethtool -S rx_packets $rx is not between the kernel's $before and $after"
+for c in tx_packets mc_joins path_queries drop_loopback drop_queue_full drop_link_down; do
+	grep -q "^ *$c: [0-9]" <<< "$stats" || fail "ethtool -S: no counter $c"
+done
+(($(awk '$1 == "mc_joins:" { print $2 }' <<< "$stats") > 0)) || fail "ethtool -S: mc_joins is 0"
 
 # check_arping NS IF ADDR PEER_HWADDR: 3 requests, 3 replies from PEER_HWADDR.
 check_arping() {

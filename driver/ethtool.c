@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ethtool.c - driver information, link settings, ring sizes and the
+ * driver's counters for ethtool (-i, -g, -S) and NetworkManager.
+ */
+#include <linux/ethtool.h>
+#include <rdma/ib_verbs.h>
+#include "ipoib_ng.h"
+
+/* The counters of struct ipn_stats, in the order ethtool -S prints them. */
+static const struct {
+	const char *name;
+	size_t off;
+} ipn_counters[] = {
+#define IPN_COUNTER(m) { #m, offsetof(struct ipn_stats, m) }
+	IPN_COUNTER(rx_packets), IPN_COUNTER(rx_bytes),
+	IPN_COUNTER(tx_packets), IPN_COUNTER(tx_bytes),
+	IPN_COUNTER(rx_dropped), IPN_COUNTER(tx_dropped),
+	IPN_COUNTER(rx_errors), IPN_COUNTER(tx_errors),
+	IPN_COUNTER(multicast), IPN_COUNTER(path_queries),
+	IPN_COUNTER(path_failures), IPN_COUNTER(mc_joins),
+	IPN_COUNTER(mc_leaves), IPN_COUNTER(mc_failures),
+	IPN_COUNTER(mc_refused), IPN_COUNTER(tx_timeouts),
+#undef IPN_COUNTER
+};
+
+/* Then one drop counter per reason but OK: "drop_<reason>". */
+#define IPN_N_STATS (ARRAY_SIZE(ipn_counters) + IPC_R_COUNT - 1)
+
+static void ipn_get_drvinfo(struct net_device *dev,
+			    struct ethtool_drvinfo *info)
+{
+	struct ipn_priv *priv = netdev_priv(dev);
+	struct device *parent = priv->ca->dev.parent;
+
+	strscpy(info->driver, IPN_DRV_NAME, sizeof(info->driver));
+	strscpy(info->version, IPOIB_NG_VERSION, sizeof(info->version));
+	ib_get_device_fw_str(priv->ca, info->fw_version);
+	strscpy(info->bus_info, parent ? dev_name(parent) :
+		dev_name(&priv->ca->dev), sizeof(info->bus_info));
+}
+
+/*
+ * RoCE: the Ethernet netdev's settings (rtnl is held, as
+ * __ethtool_get_link_ksettings wants; ib_query_port is not called, rxe
+ * takes rtnl in it). InfiniBand: the port's speed times its width.
+ */
+static int ipn_get_link_ksettings(struct net_device *dev,
+				  struct ethtool_link_ksettings *cmd)
+{
+	struct ipn_priv *priv = netdev_priv(dev);
+	struct ib_port_attr attr;
+	int ret;
+
+	ethtool_link_ksettings_zero_link_mode(cmd, supported);
+	ethtool_link_ksettings_zero_link_mode(cmd, advertising);
+	cmd->base.duplex = DUPLEX_FULL;
+	cmd->base.autoneg = AUTONEG_DISABLE;
+	cmd->base.port = PORT_OTHER;
+	if (priv->roce) {
+		struct ethtool_link_ksettings eth;
+
+		ret = __ethtool_get_link_ksettings(priv->roce_ndev, &eth);
+		if (ret)
+			return ret;
+		cmd->base.speed = eth.base.speed;
+		cmd->base.duplex = eth.base.duplex;
+		return 0;
+	}
+	ret = ib_query_port(priv->ca, priv->port, &attr);
+	if (ret)
+		return ret;
+	cmd->base.speed = ib_width_enum_to_int(attr.active_width) *
+			  (attr.active_speed >= IB_SPEED_HDR ? 50000 :
+			   attr.active_speed >= IB_SPEED_EDR ? 25000 :
+			   attr.active_speed >= IB_SPEED_FDR ? 14000 :
+			   attr.active_speed >= IB_SPEED_QDR ? 10000 :
+			   attr.active_speed >= IB_SPEED_DDR ? 5000 : 2500);
+	return 0;
+}
+
+static void ipn_get_ringparam(struct net_device *dev,
+			      struct ethtool_ringparam *ring,
+			      struct kernel_ethtool_ringparam *kring,
+			      struct netlink_ext_ack *extack)
+{
+	ring->rx_max_pending = IPN_RING_MAX;
+	ring->tx_max_pending = IPN_RING_MAX;
+	ring->rx_pending = ipn_recvq_size;
+	ring->tx_pending = ipn_sendq_size;
+}
+
+static int ipn_get_sset_count(struct net_device *dev, int sset)
+{
+	return sset == ETH_SS_STATS ? IPN_N_STATS : -EOPNOTSUPP;
+}
+
+static void ipn_get_strings(struct net_device *dev, u32 sset, u8 *data)
+{
+	int i;
+
+	if (sset != ETH_SS_STATS)
+		return;
+	for (i = 0; i < ARRAY_SIZE(ipn_counters); i++)
+		ethtool_sprintf(&data, "%s", ipn_counters[i].name);
+	for (i = IPC_R_OK + 1; i < IPC_R_COUNT; i++)
+		ethtool_sprintf(&data, "drop_%s", ipc_reason_name(i));
+}
+
+static void ipn_get_ethtool_stats(struct net_device *dev,
+				  struct ethtool_stats *stats, u64 *data)
+{
+	struct ipn_stats sum;
+	int i;
+
+	ipn_stats_read(netdev_priv(dev), &sum);
+	for (i = 0; i < ARRAY_SIZE(ipn_counters); i++)
+		*data++ = *(u64 *)((u8 *)&sum + ipn_counters[i].off);
+	for (i = IPC_R_OK + 1; i < IPC_R_COUNT; i++)
+		*data++ = sum.drop[i];
+}
+
+const struct ethtool_ops ipn_ethtool_ops = {
+	.get_drvinfo = ipn_get_drvinfo,
+	.get_link = ethtool_op_get_link,
+	.get_link_ksettings = ipn_get_link_ksettings,
+	.get_ringparam = ipn_get_ringparam,
+	.get_sset_count = ipn_get_sset_count,
+	.get_strings = ipn_get_strings,
+	.get_ethtool_stats = ipn_get_ethtool_stats,
+};
