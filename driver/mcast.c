@@ -110,10 +110,10 @@ void ipn_mcast_join_complete(struct ipn_priv *priv, struct ipn_mcast *mc,
 			}
 		}
 	}
-	if (status)
-		ipn_inc(priv, mc_failures);
-	else
+	if (!status)
 		ipn_inc(priv, mc_joins);
+	else if (status != -IPC_ENOBCAST)
+		ipn_inc(priv, mc_failures);
 
 	spin_lock_bh(&priv->lock);
 	if (mc->dead) {
@@ -134,6 +134,24 @@ out:
 	ipn_ah_put(old);
 	if (link_act)
 		ipn_link_apply(priv, link_act);
+}
+
+/*
+ * The broadcast group is joined and attached: the groups that waited for
+ * its parameters (HELD) join now. Control context.
+ */
+static void ipn_mcast_release_held(struct ipn_priv *priv)
+{
+	struct ipn_mcast *mc, *tmp;
+	struct ipc_result r;
+	u64 now = ipn_now_ms();
+
+	spin_lock_bh(&priv->lock);
+	list_for_each_entry_safe(mc, tmp, &priv->mcasts, list) {
+		ipc_mc_bcast_joined(&mc->st, &priv->mc_cfg, now, &r);
+		ipn_mcast_apply(priv, mc, &r, NULL);
+	}
+	spin_unlock_bh(&priv->lock);
 }
 
 /* Run pending backend operations. Control context (rtnl, ctl_mutex). */
@@ -166,6 +184,8 @@ void ipn_mcast_run(struct ipn_priv *priv)
 		}
 		if ((ops & IPN_OP_JOIN) && !(ops & IPN_OP_FREE)) {
 			ret = priv->ops->join(priv, mc, type);
+			if (ret == IPN_JOIN_HELD)
+				ret = -IPC_ENOBCAST;
 			if (ret != 0)
 				ipn_mcast_join_complete(priv, mc,
 							ret > 0 ? 0 : ret);
@@ -178,6 +198,8 @@ void ipn_mcast_run(struct ipn_priv *priv)
 				netdev_warn(priv->dev, "multicast group %pI6: attach failed: %d\n",
 					    mc->mgid, ret);
 			mc->attached = !ret;
+			if (mc->attached && mc->is_bcast)
+				ipn_mcast_release_held(priv);
 		}
 		ipn_xmit_list(&flush);
 		if (ops & IPN_OP_FREE) {

@@ -715,6 +715,65 @@ static void sa_rx_mode_diff(struct kunit *test)
 }
 
 /*
+ * Stack groups added before the broadcast group is joined wait for it
+ * (RFC 4391 s5: their joins carry its Q_Key, MTU, SL and rate): no SA
+ * request, no failure counted, no "join failed" log; the broadcast join
+ * releases them with the parameters it brought. A send-only frame waits too.
+ */
+static void sa_groups_wait_for_bcast(struct kunit *test)
+{
+	struct ipn_priv *priv = ((struct kt_ctx *)test->priv)->priv;
+	static const u8 ip_group[4] = { 224, 1, 2, 4 };
+	static const u8 ip_send[4] = { 224, 1, 2, 5 };
+	const u8 *bgid = priv->ifid.bcast_gid;
+	u8 mgid[16], sgid[16], hw[20];
+	struct kt_join *j;
+
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_count_joins(bgid) > 0));
+	ipc_mgid_from_ipv4(ip_group, bgid, mgid);
+	ipc_mgid_from_ipv4(ip_send, bgid, sgid);
+	ipn_kunit_mc_addr(hw, mgid);
+	KUNIT_ASSERT_EQ(test, dev_mc_add(priv->dev, hw), 0);
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_mc_state(priv, mgid) ==
+					IPC_MC_HELD));
+	/* A send-only frame to another group is held as well, not dropped. */
+	ipn_kunit_mc_addr(hw, sgid);
+	ipn_kunit_xmit(priv, hw, htonl(0xe0010205));
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_mc_state(priv, sgid) ==
+					IPC_MC_HELD));
+	kt_settle(priv);
+	KUNIT_EXPECT_EQ(test, kt_count_joins(mgid), 0);
+	KUNIT_EXPECT_EQ(test, kt_count_joins(sgid), 0);
+	KUNIT_EXPECT_EQ(test, ipn_stat(priv, mc_failures), 0u);
+	KUNIT_EXPECT_EQ(test, ipn_stat(priv, tx_dropped), 0u);
+
+	kt_join_bcast(test, priv);
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_count_joins(mgid) == 1 &&
+					kt_count_joins(sgid) == 1));
+	spin_lock_bh(&kt_sa.lock);
+	j = kt_find_join(mgid);
+	KUNIT_EXPECT_EQ(test, j->req.join_state, IPC_JOIN_FULL);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(j->req.qkey), KT_QKEY);
+	KUNIT_EXPECT_EQ(test, j->req.mtu, IB_MTU_2048);
+	j = kt_find_join(sgid);
+	KUNIT_EXPECT_EQ(test, j->req.join_state, IPC_JOIN_SENDONLY);
+	spin_unlock_bh(&kt_sa.lock);
+	KUNIT_ASSERT_EQ(test, kt_answer_join(mgid, 0, KT_QKEY, IB_MTU_2048), 0);
+	KUNIT_ASSERT_EQ(test, kt_answer_join(sgid, 0, KT_QKEY, IB_MTU_2048), 0);
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000, kt_mc_state(priv, mgid) ==
+					IPC_MC_JOINED &&
+					kt_mc_state(priv, sgid) ==
+					IPC_MC_JOINED));
+	/* The held frame went out once the send-only join completed. */
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000,
+					ipn_stat(priv, tx_packets) >= 1));
+	KUNIT_EXPECT_EQ(test, ipn_stat(priv, mc_failures), 0u);
+	KUNIT_EXPECT_EQ(test, ipn_stat(priv, mc_joins), 3u);
+	ipn_kunit_mc_addr(hw, mgid);
+	KUNIT_EXPECT_EQ(test, dev_mc_del(priv->dev, hw), 0);
+}
+
+/*
  * ndo_start_xmit's decisions, observed on the work request the shim
  * posts: the broadcast group's handle, QPN 0xffffff and Q_Key (s5, s9.1.2);
  * addresses that cannot be sent to dropped under their reason; a group not
@@ -994,6 +1053,7 @@ static struct kunit_case ipn_sa_cases[] = {
 	KUNIT_CASE(sa_path_qpn_change),
 	KUNIT_CASE(sa_path_idle_freed),
 	KUNIT_CASE(sa_rx_mode_diff),
+	KUNIT_CASE(sa_groups_wait_for_bcast),
 	KUNIT_CASE(sa_tx_decisions),
 	KUNIT_CASE(sa_faults_after_answers),
 	KUNIT_CASE(sa_path_cancel_on_down),

@@ -40,7 +40,13 @@ enum ipc_errno {
 	IPC_ENETUNREACH = 101,
 	IPC_ENETRESET = 102,
 	IPC_ETIMEDOUT = 110,
-	IPC_EHOSTUNREACH = 113
+	IPC_EHOSTUNREACH = 113,
+	/*
+	 * Not a Linux errno: a join status meaning "not sent, the broadcast
+	 * group is not joined yet" (ipc_mc_join_done()). Distinct from any
+	 * status an SA can answer, so that an SA's -EAGAIN stays a failure.
+	 */
+	IPC_ENOBCAST = 4096
 };
 
 /* ------------------------------------------------------------------ */
@@ -463,6 +469,7 @@ enum ipc_mc_state {
 	IPC_MC_BACKOFF,		/* join failed, retry at deadline */
 	IPC_MC_MISSING,		/* send-only: group does not exist (cached) */
 	IPC_MC_LEAVING,		/* leave requested while a join was outstanding */
+	IPC_MC_HELD,		/* waits for the broadcast group's parameters */
 	IPC_MC_STATE_COUNT
 };
 
@@ -518,13 +525,19 @@ void ipc_mc_tx(struct ipc_mc *m, const struct ipc_mc_cfg *c, ipc_u64 now,
 	       int routers_joined, struct ipc_result *r);
 /*
  * The outstanding join finished: status 0, -IPC_ENOENT (group does not
- * exist), -IPC_ETIMEDOUT, -IPC_ENETRESET (SA event) or another -errno.
+ * exist), -IPC_ETIMEDOUT, -IPC_ENETRESET (SA event), -IPC_ENOBCAST (not
+ * sent: the broadcast group, whose Q_Key, MTU, SL and rate every other
+ * join carries, is not joined yet; the group waits in HELD, without
+ * backoff or log, for ipc_mc_bcast_joined()) or another -errno.
  */
 void ipc_mc_join_done(struct ipc_mc *m, const struct ipc_mc_cfg *c,
 		      ipc_u64 now, int status, int routers_joined,
 		      struct ipc_rng *rng, struct ipc_result *r);
 void ipc_mc_timer(struct ipc_mc *m, const struct ipc_mc_cfg *c, ipc_u64 now,
 		  struct ipc_rng *rng, struct ipc_result *r);
+/* The broadcast group is joined: a HELD group joins now. */
+void ipc_mc_bcast_joined(struct ipc_mc *m, const struct ipc_mc_cfg *c,
+			 ipc_u64 now, struct ipc_result *r);
 /*
  * Flush (client reregister, SM change, port active): rejoin what is
  * wanted, after a jittered delay in [0, spread_ms) so that a whole

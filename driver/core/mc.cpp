@@ -35,6 +35,14 @@
  *   JOINING  --unsubscribe--> LEAVING --join done--> FREE (LEAVE if joined)
  *   JOINED   --unsubscribe, or send-only idle--> FREE (DETACH, LEAVE)
  *   JOINED   --flush--> BACKOFF (DETACH, LEAVE; rejoin within spread_ms)
+ *   JOINING  --ENOBCAST--> HELD --broadcast group joined--> JOINING
+ *
+ * HELD: every join but the broadcast group's carries that group's Q_Key,
+ * MTU, SL, rate and traffic class (RFC 4391 s5: "the same ... as the
+ * broadcast group"), so until it is joined the others wait, packets
+ * queued, without counting a failure or logging one: an interface coming
+ * up with a dozen stack groups would otherwise log and back off a dozen
+ * times for a join that merely came first.
  */
 #include "core.hpp"
 
@@ -44,7 +52,7 @@ namespace
 {
 
 constexpr const char *const mc_state_names[] = {
-	"idle", "joining", "joined", "backoff", "missing", "leaving",
+	"idle", "joining", "joined", "backoff", "missing", "leaving", "held",
 };
 static_assert(sizeof(mc_state_names) / sizeof(mc_state_names[0]) ==
 		      IPC_MC_STATE_COUNT,
@@ -203,6 +211,7 @@ ipc_mc_state mc_on_subscribe(McCall &k, ipc_mc_state s, u8 type)
 		return mc_join_fresh(k, mc_desired(k.obj));
 	case IPC_MC_JOINING: /* join_done converges on the new want */
 	case IPC_MC_BACKOFF: /* the retry joins the new want: keep the pace */
+	case IPC_MC_HELD: /* the release joins the new want */
 		return s;
 	case IPC_MC_JOINED:
 		return mc_reconcile(k);
@@ -229,6 +238,7 @@ ipc_mc_state mc_on_unsubscribe(McCall &k, ipc_mc_state s, u8 type)
 		return mc_reconcile(k);
 	case IPC_MC_BACKOFF:
 	case IPC_MC_MISSING:
+	case IPC_MC_HELD:
 		if (!none)
 			return s;
 		queue_purge(k.out, &k.obj->queued, IPC_R_NOT_JOINED);
@@ -259,6 +269,7 @@ ipc_mc_state mc_on_tx(McCall &k, ipc_mc_state s, int routers_joined)
 		return mc_join_fresh(k, IPC_JOIN_SENDONLY);
 	case IPC_MC_JOINING:
 	case IPC_MC_BACKOFF:
+	case IPC_MC_HELD:
 		mc_enqueue(k);
 		return s;
 	case IPC_MC_JOINED:
@@ -280,6 +291,12 @@ ipc_mc_state mc_on_join_done(McCall &k, ipc_mc_state s, int status,
 		k.obj->last_status = status;
 		if (!status)
 			return mc_joined(k);
+		if (status == -IPC_ENOBCAST) {
+			k.obj->pending = IPC_JOIN_NONE;
+			k.obj->attempts = 0;
+			k.obj->deadline_ms = IPC_NO_DEADLINE;
+			return IPC_MC_HELD;
+		}
 		if (status != -IPC_ENOENT ||
 		    k.obj->pending != IPC_JOIN_SENDONLY)
 			return mc_join_failed(k, status);
@@ -302,6 +319,7 @@ ipc_mc_state mc_on_join_done(McCall &k, ipc_mc_state s, int status,
 	case IPC_MC_JOINED:
 	case IPC_MC_BACKOFF:
 	case IPC_MC_MISSING:
+	case IPC_MC_HELD:
 		/* No join outstanding: a late or reset completion, ignored. */
 		return s;
 	default:
@@ -312,7 +330,8 @@ ipc_mc_state mc_on_join_done(McCall &k, ipc_mc_state s, int status,
 ipc_mc_state mc_on_timer(McCall &k, ipc_mc_state s)
 {
 	switch (s) {
-	case IPC_MC_IDLE: /* arms no deadline: a spurious call */
+	case IPC_MC_IDLE: /* IDLE and HELD arm no deadline: a spurious call */
+	case IPC_MC_HELD:
 		return s;
 	case IPC_MC_JOINING:
 		if (k.now < k.obj->deadline_ms)
@@ -360,6 +379,7 @@ ipc_mc_state mc_on_flush(McCall &k, ipc_mc_state s, u32 spread_ms)
 
 	switch (s) {
 	case IPC_MC_IDLE:
+	case IPC_MC_HELD: /* the broadcast group's rejoin releases it */
 		return s;
 	case IPC_MC_JOINING:
 		k.out.act(IPC_ACT_LEAVE);
@@ -383,6 +403,23 @@ ipc_mc_state mc_on_flush(McCall &k, ipc_mc_state s, u32 spread_ms)
 	k.obj->attempts = 0;
 	k.obj->deadline_ms = after(k.now, delay);
 	return IPC_MC_BACKOFF;
+}
+
+ipc_mc_state mc_on_bcast_joined(McCall &k, ipc_mc_state s)
+{
+	switch (s) {
+	case IPC_MC_HELD:
+		return mc_join_fresh(k, mc_desired(k.obj));
+	case IPC_MC_IDLE:
+	case IPC_MC_JOINING:
+	case IPC_MC_JOINED:
+	case IPC_MC_BACKOFF:
+	case IPC_MC_MISSING:
+	case IPC_MC_LEAVING:
+		return s;
+	default:
+		return mc_free(k);
+	}
 }
 
 /* The queued packets die with the interface: counted as link down. */
@@ -468,6 +505,15 @@ extern "C" void ipc_mc_timer(struct ipc_mc *m, const struct ipc_mc_cfg *c,
 	McCall k(m, c, now, rng, r);
 
 	k.commit(mc_on_timer(k, k.state<ipc_mc_state>()));
+}
+
+extern "C" void ipc_mc_bcast_joined(struct ipc_mc *m,
+				    const struct ipc_mc_cfg *c, ipc_u64 now,
+				    struct ipc_result *r)
+{
+	McCall k(m, c, now, nullptr, r);
+
+	k.commit(mc_on_bcast_joined(k, k.state<ipc_mc_state>()));
 }
 
 extern "C" void ipc_mc_flush(struct ipc_mc *m, const struct ipc_mc_cfg *c,

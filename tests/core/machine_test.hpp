@@ -115,6 +115,11 @@ struct McT {
 		ipc_mc_flush(&m, &c, now, spread, &rng, &r);
 		return r;
 	}
+	const ipc_result &bcast_joined(uint64_t now)
+	{
+		ipc_mc_bcast_joined(&m, &c, now, &r);
+		return r;
+	}
 	const ipc_result &destroy()
 	{
 		ipc_mc_destroy(&m, &r);

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The multicast machine (mc.cpp): every (state, event) pair. States: IDLE,
- * JOINING, JOINED (full / send-only), BACKOFF, MISSING, LEAVING. Events:
- * subscribe, unsubscribe, tx, join_done (0, -ENOENT, other), timer before
- * and at the deadline, flush, destroy.
+ * JOINING, JOINED (full / send-only), BACKOFF, MISSING, LEAVING, HELD.
+ * Events: subscribe, unsubscribe, tx, join_done (0, -ENOENT, -ENOBCAST,
+ * other), timer before and at the deadline, flush, bcast_joined, destroy.
  */
 #include "machine_test.hpp"
 
@@ -58,6 +58,12 @@ struct Mc : McT {
 		unsub(T0 + 5);
 		ASSERT_EQ(state(), IPC_MC_LEAVING);
 	}
+	void held()
+	{
+		joining_full();
+		done(T0 + 1, -IPC_ENOBCAST);
+		ASSERT_EQ(state(), IPC_MC_HELD);
+	}
 };
 
 TEST(mc, defaults_and_names)
@@ -70,8 +76,8 @@ TEST(mc, defaults_and_names)
 	EXPECT_LE(t.c.backoff.base_ms, t.c.backoff.cap_ms);
 	EXPECT_EQ(t.state(), IPC_MC_IDLE);
 	EXPECT_EQ(t.m.scope, IPC_SCOPE_LINK);
-	const char *names[] = { "idle",	   "joining", "joined",
-				"backoff", "missing", "leaving" };
+	const char *names[] = { "idle",	   "joining", "joined", "backoff",
+				"missing", "leaving", "held" };
 	for (int s = 0; s < IPC_MC_STATE_COUNT; s++)
 		EXPECT_STREQ(ipc_mc_state_name(s), names[s]);
 	EXPECT_STREQ(ipc_mc_state_name(IPC_MC_STATE_COUNT), "unknown");
@@ -679,11 +685,114 @@ TEST(mc_leaving, flush_and_destroy)
 	EXPECT_ACTS(b.destroy(), IPC_ACT_LEAVE | IPC_ACT_FREE);
 }
 
+/* ---- HELD: waiting for the broadcast group ----------------------------- */
+
+TEST(mc_held, eagain_holds_without_log_backoff_or_purge)
+{
+	Mc t;
+	t.joining_full();
+	auto &r = t.done(T0 + 1, -IPC_ENOBCAST);
+	EXPECT_ACTS(r, 0); /* no LOG, no PURGE, no LEAVE: nothing was sent */
+	EXPECT_EQ(t.state(), IPC_MC_HELD);
+	EXPECT_EQ(r.deadline_ms, IPC_NO_DEADLINE);
+	EXPECT_EQ(t.m.attempts, 0);
+	EXPECT_EQ(t.m.pending, IPC_JOIN_NONE);
+	EXPECT_EQ(t.m.last_status, -IPC_ENOBCAST);
+}
+
+TEST(mc_held, sendonly_keeps_its_packets_until_released)
+{
+	Mc t;
+	t.joining_sendonly();
+	EXPECT_ACTS(t.done(T0 + 1, -IPC_ENOBCAST), 0);
+	EXPECT_ACTS(t.tx(T0 + 2), IPC_ACT_QUEUE);
+	EXPECT_EQ(t.m.queued, 2);
+	auto &r = t.bcast_joined(T0 + 3);
+	EXPECT_ACTS(r, IPC_ACT_JOIN);
+	EXPECT_EQ(r.join_type, IPC_JOIN_SENDONLY);
+	EXPECT_EQ(r.deadline_ms, T0 + 3 + t.c.join_timeout_ms);
+	EXPECT_ACTS(t.done(T0 + 4, 0), IPC_ACT_FLUSH_QUEUE);
+	EXPECT_EQ(t.m.queued, 0);
+}
+
+TEST(mc_held, release_joins_the_latest_want)
+{
+	Mc t;
+	t.held();
+	EXPECT_ACTS(t.sub(T0 + 2, IPC_JOIN_NON), 0);
+	EXPECT_EQ(t.state(), IPC_MC_HELD);
+	EXPECT_ACTS(t.unsub(T0 + 3, IPC_JOIN_FULL), 0);
+	EXPECT_EQ(t.state(), IPC_MC_HELD);
+	auto &r = t.bcast_joined(T0 + 4);
+	EXPECT_ACTS(r, IPC_ACT_JOIN);
+	EXPECT_EQ(r.join_type, IPC_JOIN_NON);
+	EXPECT_EQ(t.m.attempts, 1);
+}
+
+TEST(mc_held, unsubscribe_to_nothing_purges_and_frees)
+{
+	Mc t;
+	t.held();
+	t.tx(T0 + 2);
+	auto &r = t.unsub(T0 + 3);
+	EXPECT_ACTS(r, IPC_ACT_PURGE_QUEUE | IPC_ACT_FREE);
+	EXPECT_EQ(r.reason, IPC_R_NOT_JOINED);
+}
+
+TEST(mc_held, join_done_timer_flush_ignored)
+{
+	Mc t;
+	t.held();
+	EXPECT_ACTS(t.done(T0 + 2, 0), 0);
+	EXPECT_ACTS(t.timer(T0 + 100000), 0);
+	EXPECT_ACTS(t.flush(T0 + 3, 1000), 0);
+	EXPECT_EQ(t.state(), IPC_MC_HELD);
+	EXPECT_EQ(t.r.deadline_ms, IPC_NO_DEADLINE);
+}
+
+TEST(mc_held, an_sa_eagain_is_an_ordinary_failure)
+{
+	Mc t;
+	t.joining_full();
+	EXPECT_ACTS(t.done(T0 + 1, -IPC_EAGAIN), IPC_ACT_LOG);
+	EXPECT_EQ(t.state(), IPC_MC_BACKOFF);
+}
+
+TEST(mc_held, release_is_a_no_op_in_other_states)
+{
+	Mc t;
+	EXPECT_ACTS(t.bcast_joined(T0), 0);
+	EXPECT_EQ(t.state(), IPC_MC_IDLE);
+	t.joining_full();
+	EXPECT_ACTS(t.bcast_joined(T0 + 1), 0);
+	EXPECT_EQ(t.state(), IPC_MC_JOINING);
+	t.done(T0 + 2, 0);
+	EXPECT_ACTS(t.bcast_joined(T0 + 3), 0);
+	EXPECT_EQ(t.state(), IPC_MC_JOINED);
+}
+
+TEST(mc_held, destroy_purges_link_down)
+{
+	Mc t;
+	t.held();
+	t.tx(T0 + 2);
+	auto &r = t.destroy();
+	EXPECT_ACTS(r, IPC_ACT_PURGE_QUEUE | IPC_ACT_FREE);
+	EXPECT_EQ(r.reason, IPC_R_LINK_DOWN);
+}
+
+TEST(mc_leaving, eagain_frees_without_leave)
+{
+	Mc t;
+	t.leaving();
+	EXPECT_ACTS(t.done(T0 + 6, -IPC_ENOBCAST), IPC_ACT_FREE);
+}
+
 /* ---- robustness ------------------------------------------------------- */
 
 TEST(mc, corrupt_state_frees)
 {
-	for (int ev = 0; ev < 7; ev++) {
+	for (int ev = 0; ev < 8; ev++) {
 		Mc t;
 		t.m.state = IPC_MC_STATE_COUNT + 1;
 		const ipc_result *r = nullptr;
@@ -705,6 +814,9 @@ TEST(mc, corrupt_state_frees)
 			break;
 		case 5:
 			r = &t.flush(T0, 10);
+			break;
+		case 6:
+			r = &t.bcast_joined(T0);
 			break;
 		default:
 			r = &t.destroy();
