@@ -204,6 +204,7 @@ enum {
 	IPN_OP_DONE = BIT(7),		/* async completion to feed the core */
 	IPN_OP_RELEASE_AH = BIT(8),
 	IPN_OP_FLUSH_QUEUE = BIT(9),
+	IPN_OP_TO_ROUTERS = BIT(10),	/* the queue to the all-routers group */
 };
 
 struct ipn_tx_slot {
@@ -382,6 +383,9 @@ void ipn_path_destroy_all(struct ipn_priv *priv);
 struct ipn_mcast *ipn_mcast_find(struct ipn_priv *priv, const u8 *mgid);
 struct ipn_mcast *ipn_mcast_get(struct ipn_priv *priv, const u8 *mgid,
 				u8 scope);
+bool ipn_mcast_is_routers(const u8 *mgid);
+int ipn_mcast_routers_usable(struct ipn_priv *priv, const u8 *mgid);
+bool ipn_mcast_redirect(struct sk_buff *skb);
 void ipn_mcast_apply(struct ipn_priv *priv, struct ipn_mcast *mc,
 		     const struct ipc_result *r, struct sk_buff *skb);
 void ipn_mcast_run(struct ipn_priv *priv);

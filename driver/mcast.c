@@ -43,6 +43,47 @@ struct ipn_mcast *ipn_mcast_get(struct ipn_priv *priv, const u8 *mgid,
 	return mc;
 }
 
+/* Whether mgid is an all-routers group (224.0.0.2, ff02::2). */
+bool ipn_mcast_is_routers(const u8 *mgid)
+{
+	u8 routers[IPC_GID_LEN];
+
+	ipc_mgid_all_routers(mgid, routers);
+	return !memcmp(routers, mgid, IPC_GID_LEN);
+}
+
+/*
+ * RFC 4391 s10 "send to the all-routers group when that exists": usable
+ * unless its join found it missing. Never for that group itself.
+ * priv->lock held.
+ */
+int ipn_mcast_routers_usable(struct ipn_priv *priv, const u8 *mgid)
+{
+	u8 routers[IPC_GID_LEN];
+	struct ipn_mcast *mc;
+
+	ipc_mgid_all_routers(mgid, routers);
+	if (!memcmp(routers, mgid, IPC_GID_LEN))
+		return 0;
+	mc = ipn_mcast_find(priv, routers);
+	return !mc || mc->st.state != IPC_MC_MISSING;
+}
+
+/*
+ * Address a frame to the all-routers group of its group's family: its
+ * pseudo header names the new MGID. false: the header cannot be written.
+ */
+bool ipn_mcast_redirect(struct sk_buff *skb)
+{
+	u8 routers[IPC_GID_LEN];
+
+	if (skb_cow_head(skb, 0))
+		return false;
+	ipc_mgid_all_routers(skb->data + 4, routers);
+	memcpy(skb->data + 4, routers, IPC_GID_LEN);
+	return true;
+}
+
 void ipn_mcast_queue_ops(struct ipn_priv *priv, struct ipn_mcast *mc, u32 ops)
 {
 	mc->ops |= ops;
@@ -56,14 +97,11 @@ void ipn_mcast_apply(struct ipn_priv *priv, struct ipn_mcast *mc,
 		     const struct ipc_result *r, struct sk_buff *skb)
 {
 	u32 act = r->actions, ops = 0;
-	struct sk_buff *old;
 
 	ipn_queue_apply(priv, &mc->queue, r, skb, IPC_R_NOT_JOINED);
-	if (act & IPC_ACT_TO_ROUTERS) {
-		/* Not reachable on RoCE; InfiniBand routers: see mcast TODO. */
-		while ((old = __skb_dequeue(&mc->queue)))
-			ipn_drop(priv, old, IPC_R_NOT_JOINED, true);
-	}
+	/* The queued frames go to the all-routers group (s10). */
+	if ((act & IPC_ACT_TO_ROUTERS) && !skb_queue_empty(&mc->queue))
+		ops |= IPN_OP_TO_ROUTERS;
 	if (act & IPC_ACT_JOIN) {
 		ops |= IPN_OP_JOIN;
 		mc->join_type = r->join_type;
@@ -124,8 +162,9 @@ void ipn_mcast_join_complete(struct ipn_priv *priv, struct ipn_mcast *mc,
 		old = mc->ah;
 		mc->ah = ah;
 	}
-	ipc_mc_join_done(&mc->st, &priv->mc_cfg, ipn_now_ms(), status, 0,
-			 &priv->rng, &r);
+	ipc_mc_join_done(&mc->st, &priv->mc_cfg, ipn_now_ms(), status,
+			 ipn_mcast_routers_usable(priv, mc->mgid), &priv->rng,
+			 &r);
 	ipn_mcast_apply(priv, mc, &r, NULL);
 	if (mc->is_bcast)
 		link_act = ipc_link_bcast_done(&priv->link, status);
@@ -157,12 +196,14 @@ static void ipn_mcast_release_held(struct ipn_priv *priv)
 /* Run pending backend operations. Control context (rtnl, ctl_mutex). */
 void ipn_mcast_run(struct ipn_priv *priv)
 {
-	struct sk_buff_head flush;
+	struct sk_buff_head flush, routers;
 	struct ipn_mcast *mc;
+	struct sk_buff *skb;
 	int ret, type;
 	u32 ops;
 
 	__skb_queue_head_init(&flush);
+	__skb_queue_head_init(&routers);
 	spin_lock_bh(&priv->lock);
 	while ((mc = list_first_entry_or_null(&priv->mc_work,
 					      struct ipn_mcast, work))) {
@@ -172,6 +213,8 @@ void ipn_mcast_run(struct ipn_priv *priv)
 		type = mc->join_type;
 		if (ops & IPN_OP_FLUSH_QUEUE)
 			skb_queue_splice_tail_init(&mc->queue, &flush);
+		if (ops & IPN_OP_TO_ROUTERS)
+			skb_queue_splice_tail_init(&mc->queue, &routers);
 		spin_unlock_bh(&priv->lock);
 
 		if ((ops & IPN_OP_DETACH) && mc->attached) {
@@ -202,6 +245,12 @@ void ipn_mcast_run(struct ipn_priv *priv)
 				ipn_mcast_release_held(priv);
 		}
 		ipn_xmit_list(&flush);
+		while ((skb = __skb_dequeue(&routers))) {
+			if (ipn_mcast_redirect(skb))
+				dev_queue_xmit(skb);
+			else
+				ipn_drop(priv, skb, IPC_R_NOT_JOINED, true);
+		}
 		if (ops & IPN_OP_FREE) {
 			if (mc->attached) {
 				priv->ops->detach(priv, mc);

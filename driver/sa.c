@@ -144,6 +144,14 @@ static int ipn_ib_join_done(int status, struct ib_sa_multicast *m)
 	mc->sa_pending = false;
 	if (!status)
 		mc->rec = m->rec;
+	/*
+	 * ib_sa reports every SA rejection (MAD status) as -EINVAL. For a
+	 * join that does not create the group (SendOnlyNonMember, NonMember,
+	 * or a FullMember join without the creation parameters), that is
+	 * how the SA says the group does not exist (IBA 15.2.5.17).
+	 */
+	if (status == -EINVAL)
+		status = -ENOENT;
 	if (!mc->dead) {
 		mc->join_status = status;
 		ipn_mcast_queue_ops(priv, mc, IPN_OP_DONE);

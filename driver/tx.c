@@ -154,6 +154,44 @@ static struct ipn_ah *ipn_tx_take_ah(struct ipc_result *r, struct ipn_ah *ah)
 	return ah;
 }
 
+/*
+ * A frame for the group mgid: the core's RFC 4391 s10 decision, carried
+ * out. A group that does not exist and is scoped beyond the link sends
+ * to the all-routers group of its family instead (once: redirect).
+ * Returns the handle to send skb with, or NULL when skb was queued or
+ * dropped. priv->lock held.
+ */
+static struct ipn_ah *ipn_mcast_tx(struct ipn_priv *priv, const u8 *mgid,
+				   struct sk_buff *skb, u64 now, bool redirect)
+{
+	struct ipn_mcast *mc = ipn_mcast_find(priv, mgid);
+	struct ipn_ah *ah = NULL;
+	struct ipc_result r;
+
+	/* The IP group's scope matters only to a new group. */
+	if (!mc)
+		mc = ipn_mcast_get(priv, mgid, ipn_mcast_is_routers(mgid) ?
+				   IPC_SCOPE_LINK : ipn_tx_ip_scope(skb));
+	if (!mc) {
+		ipn_drop(priv, skb, IPC_R_NO_ROUTE, true);
+		return NULL;
+	}
+	ipc_mc_tx(&mc->st, &priv->mc_cfg, now,
+		  redirect && ipn_mcast_routers_usable(priv, mgid), &r);
+	if (r.actions & IPC_ACT_SEND)
+		ah = ipn_tx_take_ah(&r, mc->ah);
+	if (r.actions & IPC_ACT_TO_ROUTERS) {
+		ipn_mcast_apply(priv, mc, &r, NULL);
+		if (!ipn_mcast_redirect(skb)) {
+			ipn_drop(priv, skb, IPC_R_NOT_JOINED, true);
+			return NULL;
+		}
+		return ipn_mcast_tx(priv, skb->data + 4, skb, now, false);
+	}
+	ipn_mcast_apply(priv, mc, &r, ah ? NULL : skb);
+	return ah;
+}
+
 netdev_tx_t ipn_start_xmit(struct sk_buff *skb, struct net_device *dev)
 {
 	struct ipn_priv *priv = netdev_priv(dev);
@@ -190,18 +228,7 @@ netdev_tx_t ipn_start_xmit(struct sk_buff *skb, struct net_device *dev)
 			ah = ipn_tx_take_ah(&r, path->ah);
 		ipn_path_apply(priv, path, &r, ah ? NULL : skb);
 	} else {
-		struct ipn_mcast *mc = ipn_mcast_find(priv, v.gid);
-
-		/* The IP group's scope matters only to a new group. */
-		if (!mc)
-			mc = ipn_mcast_get(priv, v.gid, ipn_tx_ip_scope(skb));
-
-		if (!mc)
-			goto drop_locked;
-		ipc_mc_tx(&mc->st, &priv->mc_cfg, now, 0, &r);
-		if (r.actions & IPC_ACT_SEND)
-			ah = ipn_tx_take_ah(&r, mc->ah);
-		ipn_mcast_apply(priv, mc, &r, ah ? NULL : skb);
+		ah = ipn_mcast_tx(priv, v.gid, skb, now, true);
 	}
 	if (ah)
 		kref_get(&ah->ref);

@@ -949,20 +949,24 @@ static void sa_path_cancel_on_down(struct kunit *test)
 
 /*
  * RFC 4391 s10: a frame to a group we are not in makes a SendOnly join
- * with the broadcast group's parameters; "group missing" drops it when no
- * router can take it.
+ * with the broadcast group's parameters. When the SA rejects it (the group
+ * does not exist), a group scoped beyond the link is sent to the
+ * all-routers group of its family; a link-scope one is dropped.
  */
 static void sa_sendonly_group_missing(struct kunit *test)
 {
 	struct ipn_priv *priv = ((struct kt_ctx *)test->priv)->priv;
-	__be32 group = htonl(0xefc00001);	/* 239.192.0.1 */
+	__be32 group = htonl(0xefc00001);	/* 239.192.0.1, scope 8 */
+	__be32 local = htonl(0xe0000005);	/* 224.0.0.5, link scope */
+	u8 hw[20], mgid[16], routers[16], lmgid[16];
 	struct kt_join *j;
-	u8 hw[20], mgid[16];
+	int calls;
+	u64 sent;
 
 	kt_join_bcast(test, priv);
-	memcpy(hw, priv->dev->broadcast, 20);
 	ipc_mgid_from_ipv4((const u8 *)&group, priv->ifid.bcast_gid, mgid);
-	memcpy(hw + 4, mgid, 16);
+	ipc_mgid_all_routers(mgid, routers);
+	ipn_kunit_mc_addr(hw, mgid);
 	ipn_kunit_xmit(priv, hw, group);
 	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_count_joins(mgid) == 1));
 	spin_lock_bh(&kt_sa.lock);
@@ -973,11 +977,46 @@ static void sa_sendonly_group_missing(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, j->mask & IB_SA_MCMEMBER_REC_QKEY);
 	spin_unlock_bh(&kt_sa.lock);
 
-	KUNIT_ASSERT_EQ(test, kt_answer_join(mgid, -ENOENT, 0, 0), 0);
+	/* The SA rejects it as ib_sa reports that: -EINVAL. */
+	sent = ipn_stat(priv, tx_packets);
+	KUNIT_ASSERT_EQ(test, kt_answer_join(mgid, -EINVAL, 0, 0), 0);
 	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000, kt_mc_state(priv, mgid) ==
 					IPC_MC_MISSING));
-	KUNIT_EXPECT_GE(test, ipn_stat_drop(priv, IPC_R_NOT_JOINED) +
-			ipn_stat_drop(priv, IPC_R_NO_ROUTE), 1u);
+	/* s10: scoped beyond the link, the frame goes to the all-routers group. */
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000,
+					kt_count_joins(routers) == 1));
+	spin_lock_bh(&kt_sa.lock);
+	j = kt_find_join(routers);
+	KUNIT_EXPECT_EQ(test, j->req.join_state, IPC_JOIN_SENDONLY);
+	spin_unlock_bh(&kt_sa.lock);
+	KUNIT_ASSERT_EQ(test, kt_answer_join(routers, 0, KT_QKEY,
+					     IB_MTU_2048), 0);
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000, ipn_stat(priv, tx_packets) >
+					sent));
+	KUNIT_EXPECT_EQ(test, kt_mc_state(priv, routers), IPC_MC_JOINED);
+	spin_lock_bh(&priv->lock);
+	KUNIT_EXPECT_PTR_EQ(test, priv->tx_wr.ah,
+			    ipn_mcast_find(priv, routers)->ah->ah);
+	spin_unlock_bh(&priv->lock);
+	/* The next frame to the missing group goes there at once. */
+	sent = ipn_stat(priv, tx_packets);
+	calls = kt_sa.join_calls;
+	ipn_kunit_xmit(priv, hw, group);
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000, ipn_stat(priv, tx_packets) >
+					sent));
+	KUNIT_EXPECT_EQ(test, kt_sa.join_calls, calls);
+	KUNIT_EXPECT_EQ(test, ipn_stat_drop(priv, IPC_R_NOT_JOINED), 0u);
+
+	/* A missing link-scope group is never routed: dropped. */
+	ipc_mgid_from_ipv4((const u8 *)&local, priv->ifid.bcast_gid, lmgid);
+	ipn_kunit_mc_addr(hw, lmgid);
+	ipn_kunit_xmit(priv, hw, local);
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000,
+					kt_count_joins(lmgid) == 1));
+	KUNIT_ASSERT_EQ(test, kt_answer_join(lmgid, -EINVAL, 0, 0), 0);
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000, kt_mc_state(priv, lmgid) ==
+					IPC_MC_MISSING));
+	KUNIT_EXPECT_EQ(test, ipn_stat_drop(priv, IPC_R_NOT_JOINED), 1u);
 }
 
 /*

@@ -167,8 +167,12 @@ ipc_u8 ipc_mgid_scope(const ipc_u8 mgid[16]);
  * IPC_R_WRONG_LINK / IPC_R_BAD_ADDR.
  */
 int ipc_mcast_addr_check(const ipc_u8 hw[20], const ipc_u8 bcast_gid[16]);
-/* The all-routers MGID (group 2, IPv4 signature) of this link. */
-void ipc_mgid_all_routers(const ipc_u8 bcast_gid[16], ipc_u8 mgid[16]);
+/*
+ * The all-routers MGID (group 2) of this link for the family of mgid (an
+ * IPv6-signature MGID gives ff02::2's, anything else 224.0.0.2's), with
+ * mgid's scope and P_Key; the broadcast MGID gives the IPv4 one.
+ */
+void ipc_mgid_all_routers(const ipc_u8 mgid[16], ipc_u8 out[16]);
 
 /* ------------------------------------------------------------------ */
 /* Encapsulation and RX/TX classification (RFC 4391 s6, s10)            */

@@ -115,11 +115,16 @@ extern "C" ipc_u8 ipc_ipv6_mc_scope(const ipc_u8 group[16])
 	return group[1] & 0xf;
 }
 
-/* s4 example: the all-routers group ID 2 (224.0.0.2). */
-extern "C" void ipc_mgid_all_routers(const ipc_u8 bcast_gid[16],
-				     ipc_u8 mgid[16])
+/*
+ * s4 example: the all-routers group ID 2 (224.0.0.2, ff02::2), of the
+ * family (signature), scope and P_Key of mgid: "FF12:401B:8000::2, for
+ * IPv4 ... and FF12:601B:8000::2, for IPv6".
+ */
+extern "C" void ipc_mgid_all_routers(const ipc_u8 mgid[16], ipc_u8 out[16])
 {
-	constexpr u8 all_routers[4] = { 224, 0, 0, 2 };
+	u16 sig = load_be16(mgid + mgid_signature);
 
-	ipc_mgid_from_ipv4(all_routers, bcast_gid, mgid);
+	mgid_prefix(mgid, sig == IPC_SIG_IPV6 ? IPC_SIG_IPV6 : IPC_SIG_IPV4,
+		    out);
+	out[IPC_GID_LEN - 1] = 2;
 }

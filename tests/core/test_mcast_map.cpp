@@ -97,6 +97,11 @@ TEST(mcast_map, rfc4391_s4_all_routers_examples)
 	Gid r{};
 	ipc_mgid_all_routers(bg.data(), r.data());
 	EXPECT_EQ(r, gid("ff12:401b:8000::2"));
+	/* s10: a group's own family, scope and P_Key. */
+	ipc_mgid_all_routers(gid("ff15:601b:8123::1:ff00:1").data(), r.data());
+	EXPECT_EQ(r, gid("ff15:601b:8123::2"));
+	ipc_mgid_all_routers(gid("ff18:401b:8001::f01:101").data(), r.data());
+	EXPECT_EQ(r, gid("ff18:401b:8001::2"));
 }
 
 TEST(mcast_map, limited_broadcast_maps_to_broadcast_gid)
