@@ -94,13 +94,12 @@ struct ipn_ah {
  */
 struct ipn_mcast;
 struct ipn_path;
-#define IPN_JOIN_HELD	2
 struct ipn_backend_ops {
 	const char *name;
 	/*
-	 * Start a join: < 0 failed, 0 completes later (the backend sets
-	 * join_status and queues IPN_OP_DONE), 1 succeeded now,
-	 * IPN_JOIN_HELD not sent: it needs the broadcast group's parameters.
+	 * Start a join: < 0 failed (-IPC_ENOBCAST: not sent, it needs the
+	 * broadcast group's parameters), 0 completes later (the backend sets
+	 * join_status and queues IPN_OP_DONE), 1 succeeded now.
 	 */
 	int (*join)(struct ipn_priv *priv, struct ipn_mcast *mc, int type);
 	void (*leave)(struct ipn_priv *priv, struct ipn_mcast *mc);

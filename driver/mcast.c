@@ -84,6 +84,24 @@ bool ipn_mcast_redirect(struct sk_buff *skb)
 	return true;
 }
 
+/*
+ * Move the frames of queue, readdressed to the all-routers group, to out
+ * (sent again from the control work). priv->lock held.
+ */
+static void ipn_mcast_redirect_queue(struct ipn_priv *priv,
+				     struct sk_buff_head *queue,
+				     struct sk_buff_head *out)
+{
+	struct sk_buff *skb;
+
+	while ((skb = __skb_dequeue(queue))) {
+		if (ipn_mcast_redirect(skb))
+			__skb_queue_tail(out, skb);
+		else
+			ipn_drop(priv, skb, IPC_R_NOT_JOINED, true);
+	}
+}
+
 void ipn_mcast_queue_ops(struct ipn_priv *priv, struct ipn_mcast *mc, u32 ops)
 {
 	mc->ops |= ops;
@@ -196,14 +214,12 @@ static void ipn_mcast_release_held(struct ipn_priv *priv)
 /* Run pending backend operations. Control context (rtnl, ctl_mutex). */
 void ipn_mcast_run(struct ipn_priv *priv)
 {
-	struct sk_buff_head flush, routers;
+	struct sk_buff_head flush;
 	struct ipn_mcast *mc;
-	struct sk_buff *skb;
 	int ret, type;
 	u32 ops;
 
 	__skb_queue_head_init(&flush);
-	__skb_queue_head_init(&routers);
 	spin_lock_bh(&priv->lock);
 	while ((mc = list_first_entry_or_null(&priv->mc_work,
 					      struct ipn_mcast, work))) {
@@ -214,7 +230,7 @@ void ipn_mcast_run(struct ipn_priv *priv)
 		if (ops & IPN_OP_FLUSH_QUEUE)
 			skb_queue_splice_tail_init(&mc->queue, &flush);
 		if (ops & IPN_OP_TO_ROUTERS)
-			skb_queue_splice_tail_init(&mc->queue, &routers);
+			ipn_mcast_redirect_queue(priv, &mc->queue, &flush);
 		spin_unlock_bh(&priv->lock);
 
 		if ((ops & IPN_OP_DETACH) && mc->attached) {
@@ -227,8 +243,6 @@ void ipn_mcast_run(struct ipn_priv *priv)
 		}
 		if ((ops & IPN_OP_JOIN) && !(ops & IPN_OP_FREE)) {
 			ret = priv->ops->join(priv, mc, type);
-			if (ret == IPN_JOIN_HELD)
-				ret = -IPC_ENOBCAST;
 			if (ret != 0)
 				ipn_mcast_join_complete(priv, mc,
 							ret > 0 ? 0 : ret);
@@ -245,12 +259,6 @@ void ipn_mcast_run(struct ipn_priv *priv)
 				ipn_mcast_release_held(priv);
 		}
 		ipn_xmit_list(&flush);
-		while ((skb = __skb_dequeue(&routers))) {
-			if (ipn_mcast_redirect(skb))
-				dev_queue_xmit(skb);
-			else
-				ipn_drop(priv, skb, IPC_R_NOT_JOINED, true);
-		}
 		if (ops & IPN_OP_FREE) {
 			if (mc->attached) {
 				priv->ops->detach(priv, mc);

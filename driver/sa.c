@@ -184,7 +184,7 @@ static int ipn_ib_join(struct ipn_priv *priv, struct ipn_mcast *mc, int type)
 	rec.join_state = type;
 	if (!mc->is_bcast) {
 		if (!priv->bcast_rec_valid)
-			return IPN_JOIN_HELD;
+			return -IPC_ENOBCAST;
 		rec.qkey = priv->bcast_rec.qkey;
 		rec.mtu_selector = IB_SA_EQ;
 		rec.mtu = priv->bcast_rec.mtu;
