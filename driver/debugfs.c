@@ -4,7 +4,8 @@
  * administrator: /sys/kernel/debug/ipoib_ng/<ibdev>-<port>-<pkey>/path and
  * mcg, one line per entry, "key value" pairs after the GID. Named by port
  * and P_Key rather than by interface, which can be renamed and can share a
- * name with another interface in another namespace.
+ * name with another interface in another namespace; a second interface in
+ * the same partition gets -<QPN> appended.
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -103,6 +104,13 @@ void ipn_debugfs_add(struct ipn_priv *priv)
 	snprintf(name, sizeof(name), "%s-%u-%04x", dev_name(&priv->ca->dev),
 		 priv->port, priv->pkey);
 	priv->debugfs = debugfs_create_dir(name, ipn_debugfs_root);
+	if (IS_ERR(priv->debugfs)) {
+		/* A second child in the same partition: add its QPN. */
+		snprintf(name, sizeof(name), "%s-%u-%04x-%06x",
+			 dev_name(&priv->ca->dev), priv->port, priv->pkey,
+			 priv->ifid.qpn);
+		priv->debugfs = debugfs_create_dir(name, ipn_debugfs_root);
+	}
 	debugfs_create_file("path", 0400, priv->debugfs, priv, &ipn_path_fops);
 	debugfs_create_file("mcg", 0400, priv->debugfs, priv, &ipn_mcg_fops);
 }

@@ -118,6 +118,10 @@ static int ipn_open(struct net_device *dev)
 	u32 act;
 	int ret;
 
+	if (!priv->qp) {
+		netdev_warn(dev, "no queue pair since a failed ring resize: delete and re-add the interface\n");
+		return -ENODEV;
+	}
 	mutex_lock(&priv->ctl_mutex);
 	ret = ipn_qp_up(priv);
 	if (ret) {
@@ -155,6 +159,11 @@ static int ipn_stop(struct net_device *dev)
 	u32 act;
 
 	mutex_lock(&priv->ctl_mutex);
+	if (!priv->up) {
+		/* A restart or resize whose open failed: nothing runs. */
+		mutex_unlock(&priv->ctl_mutex);
+		return 0;
+	}
 	netif_stop_queue(dev);
 	spin_lock_bh(&priv->lock);
 	priv->up = false;
@@ -280,7 +289,27 @@ void ipn_drop(struct ipn_priv *priv, struct sk_buff *skb, int reason, bool tx)
 	dev_kfree_skb_any(skb);
 }
 
+/* Unregistration, under rtnl: out of debugfs and off the lists. */
+static void ipn_uninit(struct net_device *dev)
+{
+	struct ipn_priv *priv = netdev_priv(dev);
+
+	ipn_debugfs_remove(priv);
+	list_del_init(&priv->list);
+}
+
+/* A child shows as <name>@<parent> (ip link). */
+static int ipn_get_iflink(const struct net_device *dev)
+{
+	const struct ipn_priv *priv = netdev_priv(dev);
+
+	return priv->parent ? READ_ONCE(priv->parent->dev->ifindex) :
+	       dev->ifindex;
+}
+
 static const struct net_device_ops ipn_netdev_ops = {
+	.ndo_uninit = ipn_uninit,
+	.ndo_get_iflink = ipn_get_iflink,
 	.ndo_open = ipn_open,
 	.ndo_stop = ipn_stop,
 	.ndo_start_xmit = ipn_start_xmit,
@@ -291,7 +320,8 @@ static const struct net_device_ops ipn_netdev_ops = {
 };
 
 /* ------------------------------------------------------------------ */
-/* sysfs: which RDMA port an interface sits on, and its P_Key.          */
+/* sysfs: the in-tree driver's files, same names and formats, since     */
+/* NetworkManager and scripts write them; and which RDMA port it is.    */
 /* ------------------------------------------------------------------ */
 
 static ssize_t ibdev_show(struct device *d, struct device_attribute *attr,
@@ -321,28 +351,172 @@ static ssize_t pkey_show(struct device *d, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(pkey);
 
+static bool ipn_sysfs_capable(struct device *d)
+{
+	return ns_capable(dev_net(to_net_dev(d))->user_ns, CAP_NET_ADMIN);
+}
+
 static ssize_t mode_show(struct device *d, struct device_attribute *attr,
 			 char *buf)
 {
 	return sysfs_emit(buf, "datagram\n");
 }
-static DEVICE_ATTR_RO(mode);
+
+static ssize_t mode_store(struct device *d, struct device_attribute *attr,
+			  const char *buf, size_t count)
+{
+	if (!ipn_sysfs_capable(d))
+		return -EPERM;
+	if (sysfs_streq(buf, "datagram"))
+		return count;
+	if (sysfs_streq(buf, "connected"))
+		return -EOPNOTSUPP;	/* RFC 4755 is not implemented */
+	return -EINVAL;
+}
+static DEVICE_ATTR_RW(mode);
+
+static ssize_t umcast_show(struct device *d, struct device_attribute *attr,
+			   char *buf)
+{
+	struct ipn_priv *priv = netdev_priv(to_net_dev(d));
+
+	return sysfs_emit(buf, "%d\n", READ_ONCE(priv->umcast));
+}
+
+static ssize_t umcast_store(struct device *d, struct device_attribute *attr,
+			    const char *buf, size_t count)
+{
+	struct ipn_priv *priv = netdev_priv(to_net_dev(d));
+	unsigned long val;
+	int ret;
+
+	if (!ipn_sysfs_capable(d))
+		return -EPERM;
+	ret = kstrtoul(buf, 0, &val);
+	if (ret)
+		return ret;
+	WRITE_ONCE(priv->umcast, !!val);
+	return count;
+}
+static DEVICE_ATTR_RW(umcast);
+
+/*
+ * create_child/delete_child: the caller's right, then a valid P_Key
+ * ("0x8001" or "32769"), then rtnl, held on success. Unregistering the
+ * parent waits for these writes: they never block on rtnl.
+ */
+static int ipn_sysfs_child_begin(struct device *d, const char *buf,
+				 u16 *pkey)
+{
+	int ret;
+
+	if (!ipn_sysfs_capable(d))
+		return -EPERM;
+	ret = kstrtou16(buf, 0, pkey);
+	if (ret)
+		return ret;
+	if (!ipc_pkey_valid(*pkey))
+		return -EINVAL;
+	if (!rtnl_trylock())
+		return restart_syscall();
+	return 0;
+}
+
+/* The child is named <parent>.<P_Key as written, %04x>, as in ib_ipoib. */
+static ssize_t create_child_store(struct device *d,
+				  struct device_attribute *attr,
+				  const char *buf, size_t count)
+{
+	struct net_device *pdev = to_net_dev(d), *dev;
+	char name[IFNAMSIZ];
+	u16 pkey;
+	int ret;
+
+	ret = ipn_sysfs_child_begin(d, buf, &pkey);
+	if (ret)
+		return ret;
+	ret = -ENODEV;
+	if (pdev->reg_state != NETREG_REGISTERED)
+		goto out;
+	snprintf(name, sizeof(name), "%.10s.%04x", pdev->name, pkey);
+	ret = -ENOMEM;
+	dev = alloc_netdev(sizeof(struct ipn_priv), name, NET_NAME_USER,
+			   ipn_setup);
+	if (!dev)
+		goto out;
+	dev_net_set(dev, dev_net(pdev));
+	ret = ipn_child_create(netdev_priv(pdev), dev, ipc_pkey_full(pkey),
+			       true);
+	if (ret)
+		free_netdev(dev);
+out:
+	rtnl_unlock();
+	return ret ?: count;
+}
+static DEVICE_ATTR_WO(create_child);
+
+/* Deletes a child made through create_child with this P_Key. */
+static ssize_t delete_child_store(struct device *d,
+				  struct device_attribute *attr,
+				  const char *buf, size_t count)
+{
+	struct ipn_priv *ppriv = netdev_priv(to_net_dev(d)), *priv;
+	int ret;
+	u16 pkey;
+
+	ret = ipn_sysfs_child_begin(d, buf, &pkey);
+	if (ret)
+		return ret;
+	ret = -ENODEV;
+	list_for_each_entry(priv, &ppriv->children, list) {
+		if (priv->sysfs_child && priv->pkey == ipc_pkey_full(pkey)) {
+			unregister_netdevice(priv->dev);
+			ret = 0;
+			break;
+		}
+	}
+	rtnl_unlock();
+	return ret ?: count;
+}
+static DEVICE_ATTR_WO(delete_child);
 
 static struct attribute *ipn_attrs[] = {
 	&dev_attr_ibdev.attr,
 	&dev_attr_ibport.attr,
 	&dev_attr_pkey.attr,
 	&dev_attr_mode.attr,
+	&dev_attr_umcast.attr,
+	&dev_attr_create_child.attr,
+	&dev_attr_delete_child.attr,
 	NULL,
 };
 
+/* Only port interfaces have children (as in ib_ipoib). */
+static umode_t ipn_attr_visible(struct kobject *kobj, struct attribute *attr,
+				int n)
+{
+	struct ipn_priv *priv = netdev_priv(to_net_dev(kobj_to_dev(kobj)));
+
+	if (priv->parent && (attr == &dev_attr_create_child.attr ||
+			     attr == &dev_attr_delete_child.attr))
+		return 0;
+	return attr->mode;
+}
+
+/* The one driver group a net_device has (sysfs_groups[0]). */
 static const struct attribute_group ipn_attr_group = {
 	.attrs = ipn_attrs,
+	.is_visible = ipn_attr_visible,
 };
 
 /* ------------------------------------------------------------------ */
 
-IPN_TESTABLE void ipn_setup(struct net_device *dev)
+bool ipn_is_ipn_dev(const struct net_device *dev)
+{
+	return dev->netdev_ops == &ipn_netdev_ops;
+}
+
+void ipn_setup(struct net_device *dev)
 {
 	dev->netdev_ops = &ipn_netdev_ops;
 	dev->header_ops = &ipn_header_ops;
@@ -396,24 +570,31 @@ static struct net_device *ipn_roce_netdev(struct ipn_priv *priv)
 	return ndev;
 }
 
-struct ipn_priv *ipn_dev_create(struct ib_device *ca, u32 port, u16 pkey)
+/*
+ * Everything an interface owns besides its net_device: undone by
+ * ipn_priv_uninit(). priv->dev, and for a child priv->parent, are set.
+ */
+static int ipn_priv_init(struct ipn_priv *priv, struct ib_device *ca,
+			 u32 port, u16 pkey)
 {
-	struct net_device *dev;
-	struct ipn_priv *priv;
+	struct net_device *dev = priv->dev;
 	int ret;
 
-	dev = alloc_netdev(sizeof(*priv), "ib%d", NET_NAME_UNKNOWN, ipn_setup);
-	if (!dev)
-		return ERR_PTR(-ENOMEM);
-	priv = netdev_priv(dev);
-	priv->dev = dev;
 	priv->ca = ca;
 	priv->port = port;
 	priv->pkey = pkey;
 	priv->roce = rdma_protocol_roce(ca, port);
+	/*
+	 * RoCE ports have only the default P_Key: other partitions are
+	 * emulated over it, by MGID and Q_Key (Documentation/, "Partitions
+	 * on RoCE").
+	 */
+	priv->wire_pkey = priv->roce ? IPC_PKEY_DEFAULT : pkey;
 	priv->ops = priv->roce ? &ipn_roce_ops : &ipn_ib_ops;
 	priv->sa = &ipn_sa_ib;
 	priv->qkey = priv->roce ? ipc_roce_qkey_for_pkey(pkey) : 0;
+	INIT_LIST_HEAD(&priv->list);
+	INIT_LIST_HEAD(&priv->children);
 	spin_lock_init(&priv->lock);
 	spin_lock_init(&priv->reap_lock);
 	mutex_init(&priv->ctl_mutex);
@@ -435,20 +616,17 @@ struct ipn_priv *ipn_dev_create(struct ib_device *ca, u32 port, u16 pkey)
 	priv->hash_seed = get_random_u32();
 	ipc_rng_seed(&priv->rng, get_random_u64());
 	priv->next_deadline = IPC_NO_DEADLINE;
+	priv->rx_size = ipn_recvq_size;
+	priv->tx_size = ipn_sendq_size;
 
 	ret = -ENOMEM;
 	priv->stats = netdev_alloc_pcpu_stats(struct ipn_stats);
 	if (!priv->stats)
-		goto err_free;
-	priv->wq = alloc_ordered_workqueue("%s-%s-%u", WQ_MEM_RECLAIM,
-					   IPN_DRV_NAME, dev_name(&ca->dev),
-					   port);
-	if (!priv->wq)
-		goto err_stats;
+		return ret;
 
 	ret = ipn_verbs_create(priv);
 	if (ret)
-		goto err_wq;
+		goto err_stats;
 	ret = ipn_dev_set_hwaddr(priv);
 	if (ret)
 		goto err_verbs;
@@ -472,45 +650,197 @@ struct ipn_priv *ipn_dev_create(struct ib_device *ca, u32 port, u16 pkey)
 		SET_NETDEV_DEV(dev, ca->dev.parent);
 	dev->sysfs_groups[0] = &ipn_attr_group;
 	dev->rtnl_link_ops = &ipn_link_ops;
+	return 0;
 
-	rtnl_lock();
-	ret = register_netdevice(dev);
-	if (!ret)
-		ipn_dev_update_mtu(priv, ipn_port_ib_mtu(priv));
-	rtnl_unlock();
-	if (ret)
-		goto err_napi;
-	netif_carrier_off(dev);
-	ipn_debugfs_add(priv);
-	return priv;
-
-err_napi:
-	netif_napi_del(&priv->tx_napi);
-	netif_napi_del(&priv->rx_napi);
-	dev_put(priv->roce_ndev);
 err_verbs:
 	ipn_verbs_destroy(priv);
-err_wq:
-	destroy_workqueue(priv->wq);
 err_stats:
 	free_percpu(priv->stats);
-err_free:
-	free_netdev(dev);
-	return ERR_PTR(ret);
+	return ret;
 }
 
-void ipn_dev_destroy(struct ipn_priv *priv)
+/* Undo ipn_priv_init(). */
+static void ipn_priv_uninit(struct ipn_priv *priv)
 {
-	struct net_device *dev = priv->dev;
-
-	ipn_debugfs_remove(priv);
-	unregister_netdev(dev);		/* ndo_stop if it was up */
-	cancel_delayed_work_sync(&priv->rx_mode_work);	/* a retry's timer */
-	destroy_workqueue(priv->wq);	/* runs what was still queued */
 	netif_napi_del(&priv->tx_napi);
 	netif_napi_del(&priv->rx_napi);
 	ipn_verbs_destroy(priv);
 	dev_put(priv->roce_ndev);
 	free_percpu(priv->stats);
-	free_netdev(dev);
+}
+
+/*
+ * The last reference is gone (netdev_run_todo, rtnl not held, as the
+ * works that take it are flushed here).
+ */
+static void ipn_dev_free_priv(struct net_device *dev)
+{
+	struct ipn_priv *priv = netdev_priv(dev);
+
+	if (priv->wq) {
+		ipn_event_handler_unregister(priv);	/* it queues works */
+		cancel_delayed_work_sync(&priv->rx_mode_work);	/* a timer */
+		destroy_workqueue(priv->wq);	/* runs what was queued */
+	}
+	ipn_priv_uninit(priv);
+}
+
+/*
+ * rtnl held. Fails either before registration, having undone
+ * ipn_priv_init(), or after it, having unregistered the net_device, which
+ * then frees itself (ipn_dev_free_priv, free_netdev) when rtnl is
+ * released. Either way the caller calls free_netdev() before releasing
+ * rtnl (rtnl_newlink does): it frees the one, and defers to the other.
+ *
+ * The workqueue and the event handler come after registration: their
+ * works take rtnl, so they must never be flushed under it, which a
+ * failure before registration would have to do.
+ */
+static int ipn_dev_register(struct ipn_priv *priv)
+{
+	struct net_device *dev = priv->dev;
+	int ret;
+
+	ret = register_netdevice(dev);
+	if (ret) {
+		ipn_priv_uninit(priv);
+		return ret;
+	}
+	dev->priv_destructor = ipn_dev_free_priv;
+	dev->needs_free_netdev = true;
+	priv->wq = ipn_fault() ? NULL :
+		   alloc_ordered_workqueue("%s-%s-%u-%04x", WQ_MEM_RECLAIM,
+					   IPN_DRV_NAME,
+					   dev_name(&priv->ca->dev),
+					   priv->port, priv->pkey);
+	if (!priv->wq) {
+		unregister_netdevice(dev);
+		return -ENOMEM;
+	}
+	ipn_event_handler_register(priv);
+	ipn_dev_update_mtu(priv, ipn_port_ib_mtu(priv));
+	netif_carrier_off(dev);
+	ipn_debugfs_add(priv);
+	return 0;
+}
+
+/*
+ * ethtool -G (rtnl held): the QP's and CQs' sizes are fixed at creation,
+ * so the verbs resources are made again, between stop and open as after
+ * a TX timeout. The new QP has a new QPN: dev_addr changes
+ * (NETDEV_CHANGEADDR flushes our neighbours) and the peers are told
+ * (NETDEV_NOTIFY_PEERS: gratuitous ARP, unsolicited NA). If the new sizes
+ * cannot be had, the old ones are made again.
+ */
+int ipn_dev_resize_rings(struct ipn_priv *priv, unsigned int rx,
+			 unsigned int tx, struct netlink_ext_ack *extack)
+{
+	unsigned int old_rx = priv->rx_size, old_tx = priv->tx_size;
+	struct net_device *dev = priv->dev;
+	bool running = netif_running(dev);
+	int ret;
+
+	ASSERT_RTNL();
+	if (rx == old_rx && tx == old_tx)
+		return 0;
+	if (running)
+		ipn_stop(dev);
+	mutex_lock(&priv->ctl_mutex);
+	ipn_verbs_destroy(priv);
+	priv->qp = NULL;
+	priv->rx_size = rx;
+	priv->tx_size = tx;
+	ret = ipn_fault() ? -ENOMEM : ipn_verbs_create(priv);
+	if (ret) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "cannot allocate rings of that size; the old sizes are kept");
+		priv->rx_size = old_rx;
+		priv->tx_size = old_tx;
+		if (ipn_verbs_create(priv))
+			netdev_err(dev, "cannot make the queue pair again: delete and re-add the interface\n");
+	}
+	if (priv->qp && ipn_dev_set_hwaddr(priv))
+		netdev_warn(dev, "cannot read the port GID\n");
+	mutex_unlock(&priv->ctl_mutex);
+	if (priv->qp)
+		call_netdevice_notifiers(NETDEV_CHANGEADDR, dev);
+	if (running) {
+		if (ipn_open(dev))
+			dev_close(dev);
+		else
+			__netdev_notify_peers(dev);	/* rtnl held */
+	}
+	return ret;
+}
+
+/* A port's interface, named ib%d. */
+struct ipn_priv *ipn_dev_create(struct ib_device *ca, u32 port, u16 pkey)
+{
+	struct net_device *dev;
+	struct ipn_priv *priv;
+	int ret;
+
+	dev = alloc_netdev(sizeof(*priv), "ib%d", NET_NAME_UNKNOWN, ipn_setup);
+	if (!dev)
+		return ERR_PTR(-ENOMEM);
+	priv = netdev_priv(dev);
+	priv->dev = dev;
+	ret = ipn_priv_init(priv, ca, port, pkey);
+	if (ret) {
+		free_netdev(dev);
+		return ERR_PTR(ret);
+	}
+	rtnl_lock();
+	ret = ipn_dev_register(priv);
+	if (ret)
+		free_netdev(dev);	/* see ipn_dev_register() */
+	rtnl_unlock();
+	return ret ? ERR_PTR(ret) : priv;
+}
+
+/*
+ * A P_Key child of parent on dev, allocated by the caller (rtnl_newlink,
+ * or create_child), which frees it on failure, before releasing rtnl.
+ * pkey is valid, with the full-member bit. rtnl held.
+ */
+int ipn_child_create(struct ipn_priv *parent, struct net_device *dev,
+		     u16 pkey, bool sysfs)
+{
+	struct ipn_priv *priv = netdev_priv(dev);
+	int ret;
+
+	ASSERT_RTNL();
+	priv->dev = dev;
+	priv->parent = parent;
+	priv->sysfs_child = sysfs;
+	ret = ipn_priv_init(priv, parent->ca, parent->port, pkey);
+	if (ret)
+		return ret;
+	ret = ipn_dev_register(priv);
+	if (ret)
+		return ret;
+	list_add_tail(&priv->list, &parent->children);
+	return 0;
+}
+
+/* Queue priv, and its children first, for unregistration. rtnl held. */
+void ipn_dev_unregister_queue(struct ipn_priv *priv, struct list_head *kill)
+{
+	struct ipn_priv *child;
+
+	ASSERT_RTNL();
+	list_for_each_entry(child, &priv->children, list)
+		unregister_netdevice_queue(child->dev, kill);
+	unregister_netdevice_queue(priv->dev, kill);
+}
+
+/* Unregister and free a port's interface and its children. */
+void ipn_dev_destroy(struct ipn_priv *priv)
+{
+	LIST_HEAD(kill);
+
+	rtnl_lock();
+	ipn_dev_unregister_queue(priv, &kill);
+	unregister_netdevice_many(&kill);
+	rtnl_unlock();		/* the destructors run here */
 }

@@ -84,10 +84,81 @@ static void ipn_get_ringparam(struct net_device *dev,
 			      struct kernel_ethtool_ringparam *kring,
 			      struct netlink_ext_ack *extack)
 {
+	struct ipn_priv *priv = netdev_priv(dev);
+
 	ring->rx_max_pending = IPN_RING_MAX;
 	ring->tx_max_pending = IPN_RING_MAX;
-	ring->rx_pending = ipn_recvq_size;
-	ring->tx_pending = ipn_sendq_size;
+	ring->rx_pending = priv->rx_size;
+	ring->tx_pending = priv->tx_size;
+}
+
+/*
+ * ethtool -G: sizes are rounded up to powers of two (as ib_ipoib does);
+ * ethtool itself refuses more than the maximum. The resize takes a new QP
+ * (device.c), so the QPN in the hardware address changes and the peers are
+ * told (gratuitous ARP, unsolicited NA).
+ */
+static int ipn_set_ringparam(struct net_device *dev,
+			     struct ethtool_ringparam *ring,
+			     struct kernel_ethtool_ringparam *kring,
+			     struct netlink_ext_ack *extack)
+{
+	BUILD_BUG_ON(IPN_RING_MIN != 16);
+	if (ring->rx_pending < IPN_RING_MIN || ring->tx_pending < IPN_RING_MIN) {
+		NL_SET_ERR_MSG_MOD(extack, "rings need at least 16 entries");
+		return -EINVAL;
+	}
+	return ipn_dev_resize_rings(netdev_priv(dev),
+				    roundup_pow_of_two(ring->rx_pending),
+				    roundup_pow_of_two(ring->tx_pending),
+				    extack);
+}
+
+static int ipn_get_coalesce(struct net_device *dev,
+			    struct ethtool_coalesce *c,
+			    struct kernel_ethtool_coalesce *kc,
+			    struct netlink_ext_ack *extack)
+{
+	struct ipn_priv *priv = netdev_priv(dev);
+
+	c->rx_coalesce_usecs = priv->coalesce_usecs[0];
+	c->rx_max_coalesced_frames = priv->coalesce_frames[0];
+	c->tx_coalesce_usecs = priv->coalesce_usecs[1];
+	c->tx_max_coalesced_frames = priv->coalesce_frames[1];
+	return 0;
+}
+
+/* ethtool -C: completion moderation of the CQs, where the device has it. */
+static int ipn_set_coalesce(struct net_device *dev,
+			    struct ethtool_coalesce *c,
+			    struct kernel_ethtool_coalesce *kc,
+			    struct netlink_ext_ack *extack)
+{
+	struct ipn_priv *priv = netdev_priv(dev);
+	u32 usecs[2] = { c->rx_coalesce_usecs, c->tx_coalesce_usecs };
+	u32 frames[2] = { c->rx_max_coalesced_frames,
+			  c->tx_max_coalesced_frames };
+	int i, ret;
+
+	for (i = 0; i < 2; i++) {
+		if (usecs[i] > U16_MAX || frames[i] > U16_MAX) {
+			NL_SET_ERR_MSG_MOD(extack,
+					   "usecs and frames go up to 65535 (the CQ fields)");
+			return -EINVAL;
+		}
+	}
+	if (!priv->ca->ops.modify_cq) {
+		NL_SET_ERR_MSG_MOD(extack, "the RDMA device has no completion moderation");
+		return -EOPNOTSUPP;
+	}
+	mutex_lock(&priv->ctl_mutex);
+	memcpy(priv->coalesce_usecs, usecs, sizeof(usecs));
+	memcpy(priv->coalesce_frames, frames, sizeof(frames));
+	ret = ipn_cq_moderate(priv);
+	mutex_unlock(&priv->ctl_mutex);
+	if (ret)
+		NL_SET_ERR_MSG_MOD(extack, "the RDMA device refused the moderation");
+	return ret;
 }
 
 static int ipn_get_sset_count(struct net_device *dev, int sset)
@@ -124,7 +195,12 @@ const struct ethtool_ops ipn_ethtool_ops = {
 	.get_drvinfo = ipn_get_drvinfo,
 	.get_link = ethtool_op_get_link,
 	.get_link_ksettings = ipn_get_link_ksettings,
+	.supported_coalesce_params = ETHTOOL_COALESCE_USECS |
+				     ETHTOOL_COALESCE_MAX_FRAMES,
 	.get_ringparam = ipn_get_ringparam,
+	.set_ringparam = ipn_set_ringparam,
+	.get_coalesce = ipn_get_coalesce,
+	.set_coalesce = ipn_set_coalesce,
 	.get_sset_count = ipn_get_sset_count,
 	.get_strings = ipn_get_strings,
 	.get_ethtool_stats = ipn_get_ethtool_stats,

@@ -65,12 +65,16 @@ static int ipn_add_one(struct ib_device *ca)
 static void ipn_remove_one(struct ib_device *ca, void *client_data)
 {
 	struct ipn_port_list *pl = client_data;
-	struct ipn_priv *priv, *tmp;
+	struct ipn_priv *priv;
+	LIST_HEAD(kill);
 
-	list_for_each_entry_safe(priv, tmp, &pl->privs, list) {
-		list_del(&priv->list);
-		ipn_dev_destroy(priv);
-	}
+	/* Every interface of the device, children included, in one batch. */
+	rtnl_lock();
+	list_for_each_entry(priv, &pl->privs, list)
+		ipn_dev_unregister_queue(priv, &kill);
+	unregister_netdevice_many(&kill);	/* ndo_uninit: off the lists */
+	rtnl_unlock();		/* the destructors have run on return */
+	WARN_ON(!list_empty(&pl->privs));
 	kfree(pl);
 }
 
@@ -163,6 +167,18 @@ void ipn_ah_reap_work(struct work_struct *work)
 
 static void ipn_event(struct ib_event_handler *handler, struct ib_event *ev);
 
+void ipn_event_handler_register(struct ipn_priv *priv)
+{
+	INIT_IB_EVENT_HANDLER(&priv->event_handler, priv->ca, ipn_event);
+	ib_register_event_handler(&priv->event_handler);
+}
+
+/* Returns once ipn_event() no longer runs for priv. */
+void ipn_event_handler_unregister(struct ipn_priv *priv)
+{
+	ib_unregister_event_handler(&priv->event_handler);
+}
+
 int ipn_verbs_create(struct ipn_priv *priv)
 {
 	struct ib_cq_init_attr cq_attr = {};
@@ -170,7 +186,7 @@ int ipn_verbs_create(struct ipn_priv *priv)
 	struct ib_device *ca = priv->ca;
 	int ret;
 
-	priv->tx_ring = kcalloc(ipn_sendq_size, sizeof(*priv->tx_ring),
+	priv->tx_ring = kcalloc(priv->tx_size, sizeof(*priv->tx_ring),
 				GFP_KERNEL);
 	if (!priv->tx_ring)
 		return -ENOMEM;
@@ -180,13 +196,13 @@ int ipn_verbs_create(struct ipn_priv *priv)
 		goto err;
 	}
 
-	cq_attr.cqe = ipn_recvq_size;
+	cq_attr.cqe = priv->rx_size;
 	priv->recv_cq = ib_create_cq(ca, ipn_rx_comp, NULL, priv, &cq_attr);
 	if (IS_ERR(priv->recv_cq)) {
 		ret = PTR_ERR(priv->recv_cq);
 		goto err_pd;
 	}
-	cq_attr.cqe = ipn_sendq_size;
+	cq_attr.cqe = priv->tx_size;
 	priv->send_cq = ib_create_cq(ca, ipn_tx_comp, NULL, priv, &cq_attr);
 	if (IS_ERR(priv->send_cq)) {
 		ret = PTR_ERR(priv->send_cq);
@@ -196,8 +212,8 @@ int ipn_verbs_create(struct ipn_priv *priv)
 	priv->max_sge = min_t(int, ca->attrs.max_send_sge, IPN_MAX_TX_SGE);
 	qp_attr.send_cq = priv->send_cq;
 	qp_attr.recv_cq = priv->recv_cq;
-	qp_attr.cap.max_send_wr = ipn_sendq_size;
-	qp_attr.cap.max_recv_wr = ipn_recvq_size;
+	qp_attr.cap.max_send_wr = priv->tx_size;
+	qp_attr.cap.max_recv_wr = priv->rx_size;
 	qp_attr.cap.max_send_sge = priv->max_sge;
 	qp_attr.cap.max_recv_sge = 1;
 	qp_attr.sq_sig_type = IB_SIGNAL_ALL_WR;
@@ -208,9 +224,11 @@ int ipn_verbs_create(struct ipn_priv *priv)
 		goto err_scq;
 	}
 	priv->ifid.qpn = priv->qp->qp_num;
-
-	INIT_IB_EVENT_HANDLER(&priv->event_handler, ca, ipn_event);
-	ib_register_event_handler(&priv->event_handler);
+	/* ethtool -C's values survive a ring resize. */
+	if (priv->ca->ops.modify_cq &&
+	    (memchr_inv(priv->coalesce_usecs, 0, sizeof(priv->coalesce_usecs)) ||
+	     memchr_inv(priv->coalesce_frames, 0, sizeof(priv->coalesce_frames))))
+		ipn_cq_moderate(priv);
 	return 0;
 
 err_scq:
@@ -221,12 +239,29 @@ err_pd:
 	ib_dealloc_pd(priv->pd);
 err:
 	kfree(priv->tx_ring);
+	priv->tx_ring = NULL;
+	priv->qp = NULL;
+	return ret;
+}
+
+/* ethtool -C's values on both CQs. */
+int ipn_cq_moderate(struct ipn_priv *priv)
+{
+	int ret;
+
+	ret = rdma_set_cq_moderation(priv->recv_cq, priv->coalesce_frames[0],
+				     priv->coalesce_usecs[0]);
+	if (!ret)
+		ret = rdma_set_cq_moderation(priv->send_cq,
+					     priv->coalesce_frames[1],
+					     priv->coalesce_usecs[1]);
 	return ret;
 }
 
 void ipn_verbs_destroy(struct ipn_priv *priv)
 {
-	ib_unregister_event_handler(&priv->event_handler);
+	if (!priv->qp)
+		return;		/* a failed ring resize left none */
 	ib_destroy_qp(priv->qp);
 	ib_destroy_cq(priv->send_cq);
 	ib_destroy_cq(priv->recv_cq);
@@ -241,7 +276,8 @@ int ipn_qp_up(struct ipn_priv *priv)
 	struct ib_qp_attr attr = {};
 	int ret;
 
-	ret = ib_find_pkey(priv->ca, priv->port, priv->pkey, &priv->pkey_index);
+	ret = ib_find_pkey(priv->ca, priv->port, priv->wire_pkey,
+			   &priv->pkey_index);
 	if (ret)
 		priv->pkey_index = 0;
 
@@ -341,6 +377,42 @@ void ipn_tick_work(struct work_struct *work)
 	ipn_ctl_kick(priv);
 }
 
+/*
+ * The P_Key moved to another index of the port's table (or appeared after
+ * the QP came up on index 0). A UD QP cannot change its P_Key index in RTS
+ * (IBA 11.2.4.2, ib_modify_qp_is_ok), so the datapath is cycled: NAPI off,
+ * QP to ERR and RESET, up again on the new index, rings re-posted. The QP,
+ * and so the QPN in dev_addr, stays. Every group was left and every path
+ * freed just before (a heavy flush). Same index: nothing to do, the
+ * broadcast join that follows brings the link back (also after the P_Key
+ * was deleted and re-added there).
+ */
+static void ipn_qp_repkey(struct ipn_priv *priv)
+{
+	u16 index;
+
+	if (!priv->up ||
+	    ib_find_pkey(priv->ca, priv->port, priv->wire_pkey, &index) ||
+	    index == priv->pkey_index)
+		return;
+	netdev_info(priv->dev, "P_Key 0x%04x moved to index %u: restarting the QP\n",
+		    priv->wire_pkey, index);
+	netif_tx_disable(priv->dev);
+	napi_disable(&priv->rx_napi);
+	napi_disable(&priv->tx_napi);
+	ipn_qp_down(priv);
+	if (ipn_qp_up(priv)) {
+		/* As after a TX timeout: stop and open again, or close. */
+		netdev_warn(priv->dev, "cannot bring the QP up on the new P_Key index\n");
+		queue_work(priv->wq, &priv->restart_work);
+	}
+	napi_enable(&priv->rx_napi);
+	napi_enable(&priv->tx_napi);
+	ib_req_notify_cq(priv->recv_cq, IB_CQ_NEXT_COMP);
+	ib_req_notify_cq(priv->send_cq, IB_CQ_NEXT_COMP);
+	netif_wake_queue(priv->dev);
+}
+
 /* Perform the link machine's actions. Control context, ctl_mutex held. */
 void ipn_link_apply(struct ipn_priv *priv, u32 act)
 {
@@ -350,16 +422,8 @@ void ipn_link_apply(struct ipn_priv *priv, u32 act)
 		ipn_mcast_destroy_all(priv);
 		ipn_path_destroy_all(priv);
 	}
-	if (act & IPC_LINK_ACT_REREAD_PKEY) {
-		if (ib_find_pkey(priv->ca, priv->port, priv->pkey,
-				 &priv->pkey_index) == 0) {
-			struct ib_qp_attr attr = {
-				.pkey_index = priv->pkey_index,
-			};
-
-			ib_modify_qp(priv->qp, &attr, IB_QP_PKEY_INDEX);
-		}
-	}
+	if (act & IPC_LINK_ACT_REREAD_PKEY)
+		ipn_qp_repkey(priv);
 	if (act & IPC_LINK_ACT_FLUSH_PATHS)
 		ipn_path_flush_all(priv);
 	if (act & IPC_LINK_ACT_REJOIN_ALL)
@@ -384,7 +448,7 @@ int ipn_port_state(struct ipn_priv *priv, int *active, int *pkey_ok)
 	if (ret)
 		return ret;
 	*active = state == IB_PORT_ACTIVE;
-	*pkey_ok = ib_find_cached_pkey(priv->ca, priv->port, priv->pkey,
+	*pkey_ok = ib_find_cached_pkey(priv->ca, priv->port, priv->wire_pkey,
 				       &index) == 0;
 	return 0;
 }

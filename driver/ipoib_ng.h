@@ -55,7 +55,8 @@ enum {
 	IPN_MAX_TX_SGE = 1 + MAX_SKB_FRAGS,
 	IPN_PATH_HASH_BITS = 8,
 	IPN_WC_BATCH = 16,
-	IPN_RING_MAX = 8192,		/* recv/send_queue_size bound */
+	IPN_RING_MIN = 16,		/* ring sizes: powers of two in */
+	IPN_RING_MAX = 8192,		/* [IPN_RING_MIN, IPN_RING_MAX] */
 };
 
 extern int ipn_recvq_size;
@@ -218,25 +219,38 @@ struct ipn_rx_slot {
 	u64 mapping;
 };
 
-/* One net_device: a port's parent interface, later P_Key children. */
+/*
+ * One net_device: a port's parent interface, or a P_Key child of one.
+ * Parents are created and destroyed by the ib_client, children by
+ * netlink or sysfs; the lists are under rtnl.
+ */
 struct ipn_priv {
 	struct net_device *dev;
 	struct ib_device *ca;
 	u32 port;
-	u16 pkey;
+	u16 pkey;			/* full-member bit set */
+	u16 wire_pkey;			/* in the port table: RoCE, 0xffff */
 	u16 pkey_index;
 	u32 qkey;
 	const struct ipn_backend_ops *ops;
 	const struct ipn_sa_ops *sa;	/* InfiniBand backend: the SA */
 	bool roce;
-	struct list_head list;		/* ipn_port.privs */
+	bool umcast;			/* sysfs/netlink umcast: see mcast.c */
+	bool sysfs_child;		/* made by create_child */
+	struct ipn_priv *parent;	/* children: the port's interface */
+	struct list_head list;		/* port list, or the parent's children */
+	struct list_head children;	/* parents: their P_Key children */
 
 	struct ib_pd *pd;
 	struct ib_cq *recv_cq;
 	struct ib_cq *send_cq;
-	struct ib_qp *qp;
+	struct ib_qp *qp;		/* NULL only if a ring resize failed */
 	struct ipc_ifid ifid;
 	int max_sge;
+	unsigned int rx_size;		/* ring entries, powers of two */
+	unsigned int tx_size;
+	u32 coalesce_usecs[2];		/* rx, tx: as set with ethtool -C */
+	u32 coalesce_frames[2];
 
 	struct napi_struct rx_napi;
 	struct napi_struct tx_napi;
@@ -323,7 +337,14 @@ u64 ipn_stat_sum(struct ipn_priv *priv, size_t off);
 
 /* device.c */
 struct ipn_priv *ipn_dev_create(struct ib_device *ca, u32 port, u16 pkey);
+int ipn_child_create(struct ipn_priv *parent, struct net_device *dev,
+		     u16 pkey, bool sysfs);
+void ipn_dev_unregister_queue(struct ipn_priv *priv, struct list_head *kill);
 void ipn_dev_destroy(struct ipn_priv *priv);
+int ipn_dev_resize_rings(struct ipn_priv *priv, unsigned int rx,
+			 unsigned int tx, struct netlink_ext_ack *extack);
+bool ipn_is_ipn_dev(const struct net_device *dev);
+void ipn_setup(struct net_device *dev);
 void ipn_dev_set_carrier(struct ipn_priv *priv, bool on);
 void ipn_dev_update_mtu(struct ipn_priv *priv, u32 ib_mtu_bytes);
 extern const struct header_ops ipn_header_ops;
@@ -332,8 +353,11 @@ void ipn_restart_work(struct work_struct *work);
 /* ib.c */
 int ipn_ib_init(void);
 void ipn_ib_exit(void);
+void ipn_event_handler_register(struct ipn_priv *priv);
+void ipn_event_handler_unregister(struct ipn_priv *priv);
 int ipn_verbs_create(struct ipn_priv *priv);
 void ipn_verbs_destroy(struct ipn_priv *priv);
+int ipn_cq_moderate(struct ipn_priv *priv);
 int ipn_qp_up(struct ipn_priv *priv);
 void ipn_qp_down(struct ipn_priv *priv);
 void ipn_ctl_kick(struct ipn_priv *priv);
@@ -411,7 +435,6 @@ void ipn_netlink_exit(void);
 extern struct rtnl_link_ops ipn_link_ops;
 
 #ifdef IPN_KUNIT
-void ipn_setup(struct net_device *dev);
 int ipn_change_mtu(struct net_device *dev, int new_mtu);
 int ipn_ib_event_to_core(enum ib_event_type type);
 u8 ipn_tx_ip_scope(const struct sk_buff *skb);

@@ -20,38 +20,145 @@ static size_t ipn_nl_get_size(const struct net_device *dev)
 	return nla_total_size(2) * 3;
 }
 
+/* Every interface, however it was made (ib_ipoib omits sysfs children). */
 static int ipn_nl_fill_info(struct sk_buff *skb, const struct net_device *dev)
 {
 	const struct ipn_priv *priv = netdev_priv(dev);
 
 	if (nla_put_u16(skb, IFLA_IPOIB_PKEY, priv->pkey) ||
-	    nla_put_u16(skb, IFLA_IPOIB_MODE, IPC_MODE_DATAGRAM) ||
-	    nla_put_u16(skb, IFLA_IPOIB_UMCAST, 0))
+	    nla_put_u16(skb, IFLA_IPOIB_MODE, IPOIB_MODE_DATAGRAM) ||
+	    nla_put_u16(skb, IFLA_IPOIB_UMCAST, READ_ONCE(priv->umcast)))
 		return -EMSGSIZE;
 	return 0;
 }
 
+/* Checks that need no device: what values are allowed. */
+static int ipn_nl_validate(struct nlattr *tb[], struct nlattr *data[],
+			   struct netlink_ext_ack *extack)
+{
+	if (!data)
+		return 0;
+	if (data[IFLA_IPOIB_PKEY] &&
+	    !ipc_pkey_valid(nla_get_u16(data[IFLA_IPOIB_PKEY]))) {
+		NL_SET_ERR_MSG_ATTR(extack, data[IFLA_IPOIB_PKEY],
+				    "P_Key 0x0000 and 0x8000 are invalid; use 0x0001-0x7fff (the full-member bit 0x8000 is set for you)");
+		return -EINVAL;
+	}
+	if (data[IFLA_IPOIB_MODE]) {
+		u16 mode = nla_get_u16(data[IFLA_IPOIB_MODE]);
+
+		if (mode == IPOIB_MODE_CONNECTED) {
+			NL_SET_ERR_MSG_ATTR(extack, data[IFLA_IPOIB_MODE],
+					    "connected mode (RFC 4755) is not implemented; use mode datagram");
+			return -EOPNOTSUPP;
+		}
+		if (mode != IPOIB_MODE_DATAGRAM) {
+			NL_SET_ERR_MSG_ATTR(extack, data[IFLA_IPOIB_MODE],
+					    "unknown mode; use datagram");
+			return -EINVAL;
+		}
+	}
+	if (data[IFLA_IPOIB_UMCAST] &&
+	    nla_get_u16(data[IFLA_IPOIB_UMCAST]) > 1) {
+		NL_SET_ERR_MSG_ATTR(extack, data[IFLA_IPOIB_UMCAST],
+				    "umcast is 0 or 1");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void ipn_nl_apply(struct ipn_priv *priv, struct nlattr *data[])
+{
+	if (data && data[IFLA_IPOIB_UMCAST])
+		WRITE_ONCE(priv->umcast, nla_get_u16(data[IFLA_IPOIB_UMCAST]));
+}
+
+/*
+ * ip link add link <port interface> name <name> type ipoib [pkey P]
+ * [mode datagram] [umcast 0|1]: a P_Key child, in the parent's partition
+ * when no P_Key is given (as ib_ipoib). src_net is where the parent is
+ * looked up; the child itself may be made in another namespace.
+ */
 static int ipn_nl_newlink(struct net *src_net, struct net_device *dev,
 			  struct nlattr *tb[], struct nlattr *data[],
 			  struct netlink_ext_ack *extack)
 {
-	NL_SET_ERR_MSG(extack, "ipoib_ng: P_Key child interfaces are not supported yet");
-	return -EOPNOTSUPP;
+	struct net_device *pdev;
+	struct ipn_priv *ppriv;
+	u16 pkey;
+	int ret;
+
+	if (!tb[IFLA_LINK]) {
+		NL_SET_ERR_MSG(extack,
+			       "a P_Key child needs a parent (ip link add link <parent> ...)");
+		return -EINVAL;
+	}
+	pdev = __dev_get_by_index(src_net, nla_get_u32(tb[IFLA_LINK]));
+	if (!pdev) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[IFLA_LINK], "no such parent interface");
+		return -ENODEV;
+	}
+	if (!ipn_is_ipn_dev(pdev)) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[IFLA_LINK],
+				    "the parent is not an ipoib_ng interface");
+		return -EINVAL;
+	}
+	ppriv = netdev_priv(pdev);
+	if (ppriv->parent) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[IFLA_LINK],
+				    "the parent is a P_Key child itself; children are made on the port's interface");
+		return -EINVAL;
+	}
+	pkey = ppriv->pkey;
+	if (data && data[IFLA_IPOIB_PKEY])
+		pkey = ipc_pkey_full(nla_get_u16(data[IFLA_IPOIB_PKEY]));
+	ret = ipn_child_create(ppriv, dev, pkey, false);
+	if (ret) {
+		NL_SET_ERR_MSG(extack, "cannot create the P_Key child (see the kernel log)");
+		return ret;
+	}
+	ipn_nl_apply(netdev_priv(dev), data);
+	return 0;
+}
+
+static int ipn_nl_changelink(struct net_device *dev, struct nlattr *tb[],
+			     struct nlattr *data[],
+			     struct netlink_ext_ack *extack)
+{
+	struct ipn_priv *priv = netdev_priv(dev);
+
+	if (data && data[IFLA_IPOIB_PKEY] &&
+	    ipc_pkey_full(nla_get_u16(data[IFLA_IPOIB_PKEY])) != priv->pkey) {
+		NL_SET_ERR_MSG_ATTR(extack, data[IFLA_IPOIB_PKEY],
+				    "the P_Key of an interface cannot change; add a child with the new P_Key");
+		return -EOPNOTSUPP;
+	}
+	ipn_nl_apply(priv, data);
+	return 0;
 }
 
 /*
- * Port interfaces live and die with their RDMA port, never by netlink:
- * the default dellink would unregister them behind the driver's back.
+ * Children go by netlink. Port interfaces live and die with their RDMA
+ * port (rdma link delete): the default dellink would unregister them
+ * behind the driver's back.
  */
 static void ipn_nl_dellink(struct net_device *dev, struct list_head *head)
 {
+	struct ipn_priv *priv = netdev_priv(dev);
+
+	if (priv->parent) {
+		unregister_netdevice_queue(dev, head);
+		return;
+	}
 	netdev_info(dev, "not deleted: it goes away with its RDMA port (rdma link delete)\n");
 }
 
-static void ipn_nl_setup(struct net_device *dev)
+/* A child's link-netnsid is the namespace of its parent. */
+static struct net *ipn_nl_get_link_net(const struct net_device *dev)
 {
-	dev->type = ARPHRD_INFINIBAND;
-	dev->addr_len = IPC_ADDR_LEN;
+	const struct ipn_priv *priv = netdev_priv(dev);
+
+	return dev_net(priv->parent ? priv->parent->dev : dev);
 }
 
 struct rtnl_link_ops ipn_link_ops __read_mostly = {
@@ -59,9 +166,12 @@ struct rtnl_link_ops ipn_link_ops __read_mostly = {
 	.maxtype = IFLA_IPOIB_MAX,
 	.policy = ipn_nl_policy,
 	.priv_size = sizeof(struct ipn_priv),
-	.setup = ipn_nl_setup,
+	.setup = ipn_setup,
+	.validate = ipn_nl_validate,
 	.newlink = ipn_nl_newlink,
+	.changelink = ipn_nl_changelink,
 	.dellink = ipn_nl_dellink,
+	.get_link_net = ipn_nl_get_link_net,
 	.netns_refund = true,	/* back to init_net when its netns dies */
 	.get_size = ipn_nl_get_size,
 	.fill_info = ipn_nl_fill_info,

@@ -59,11 +59,11 @@ int ipn_rx_ring_init(struct ipn_priv *priv)
 	unsigned int i;
 	int ret;
 
-	priv->rx_ring = kcalloc(ipn_recvq_size, sizeof(*priv->rx_ring),
+	priv->rx_ring = kcalloc(priv->rx_size, sizeof(*priv->rx_ring),
 				GFP_KERNEL);
 	if (!priv->rx_ring)
 		return -ENOMEM;
-	for (i = 0; i < ipn_recvq_size; i++) {
+	for (i = 0; i < priv->rx_size; i++) {
 		ret = ipn_rx_alloc(priv, &priv->rx_ring[i], GFP_KERNEL);
 		if (!ret)
 			ret = ipn_rx_post(priv, i);
@@ -171,7 +171,7 @@ IPN_TESTABLE struct sk_buff *ipn_rx_frame(struct ipn_priv *priv,
 
 static void ipn_rx_one(struct ipn_priv *priv, struct ib_wc *wc, bool drain)
 {
-	unsigned int i = wc->wr_id & (ipn_recvq_size - 1);
+	unsigned int i = wc->wr_id & (priv->rx_size - 1);
 	struct ipn_rx_slot *slot = &priv->rx_ring[i];
 	struct sk_buff *skb = slot->skb;
 	struct ipn_rx_slot fresh;
@@ -264,14 +264,14 @@ void ipn_rx_ring_free(struct ipn_priv *priv)
 			for (k = 0; k < n; k++)
 				ipn_rx_one(priv, &wc[k], true);
 		live = 0;
-		for (i = 0; i < ipn_recvq_size; i++)
+		for (i = 0; i < priv->rx_size; i++)
 			live += !!priv->rx_ring[i].skb;
 		if (!live)
 			break;
 		usleep_range(1000, 2000);
 	} while (time_before(jiffies, end));
 
-	for (i = 0; i < ipn_recvq_size; i++) {
+	for (i = 0; i < priv->rx_size; i++) {
 		struct ipn_rx_slot *slot = &priv->rx_ring[i];
 
 		if (!slot->skb)

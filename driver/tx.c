@@ -60,7 +60,7 @@ static int ipn_tx_map(struct ipn_priv *priv, struct ipn_tx_slot *slot)
 int ipn_send(struct ipn_priv *priv, struct sk_buff *skb, struct ipn_ah *ah,
 	     u32 qpn)
 {
-	unsigned int mask = ipn_sendq_size - 1;
+	unsigned int mask = priv->tx_size - 1;
 	struct ipn_tx_slot *slot;
 	struct ib_ud_wr *wr = &priv->tx_wr;
 	int i, ret;
@@ -72,7 +72,7 @@ int ipn_send(struct ipn_priv *priv, struct sk_buff *skb, struct ipn_ah *ah,
 		goto drop;
 	}
 	if (unlikely(priv->tx_head - READ_ONCE(priv->tx_tail) >=
-		     ipn_sendq_size)) {
+		     priv->tx_size)) {
 		ret = -ENOBUFS;
 		goto drop;
 	}
@@ -104,12 +104,12 @@ int ipn_send(struct ipn_priv *priv, struct sk_buff *skb, struct ipn_ah *ah,
 	slot->ah = ah;
 	netif_trans_update(priv->dev);
 	priv->tx_head++;
-	if (priv->tx_head - READ_ONCE(priv->tx_tail) >= ipn_sendq_size - 1) {
+	if (priv->tx_head - READ_ONCE(priv->tx_tail) >= priv->tx_size - 1) {
 		netif_stop_queue(priv->dev);
 		/* Pairs with the barrier in ipn_tx_poll before the wake. */
 		smp_mb();
 		if (priv->tx_head - READ_ONCE(priv->tx_tail) <
-		    ipn_sendq_size / 2)
+		    priv->tx_size / 2)
 			netif_wake_queue(priv->dev);
 	}
 	return 0;
@@ -287,7 +287,7 @@ static void ipn_tx_one(struct ipn_priv *priv, struct ib_wc *wc, int budget)
 	struct ipn_tx_slot *slot;
 	struct sk_buff *skb;
 
-	slot = &priv->tx_ring[wc->wr_id & (ipn_sendq_size - 1)];
+	slot = &priv->tx_ring[wc->wr_id & (priv->tx_size - 1)];
 	skb = slot->skb;
 	if (unlikely(!skb))
 		return;
@@ -330,7 +330,7 @@ int ipn_tx_poll(struct napi_struct *napi, int budget)
 	/* Pairs with the barrier in ipn_send after the stop. */
 	smp_mb();
 	if (unlikely(netif_queue_stopped(dev)) &&
-	    priv->tx_head - READ_ONCE(priv->tx_tail) <= ipn_sendq_size / 2 &&
+	    priv->tx_head - READ_ONCE(priv->tx_tail) <= priv->tx_size / 2 &&
 	    netif_carrier_ok(dev)) {
 		netif_tx_lock(dev);
 		if (netif_queue_stopped(dev))
@@ -361,7 +361,7 @@ void ipn_tx_ring_drain(struct ipn_priv *priv)
 		if (!ipn_tx_reap(priv, 0))
 			usleep_range(1000, 2000);
 	}
-	for (i = 0; i < ipn_sendq_size; i++) {
+	for (i = 0; i < priv->tx_size; i++) {
 		struct ipn_tx_slot *slot = &priv->tx_ring[i];
 
 		if (!slot->skb)

@@ -105,6 +105,48 @@ static void fault_dev_create(struct kunit *test)
 	ib_device_put(ca);
 }
 
+/* A P_Key child: the same resources, made under rtnl on a parent. */
+static void fault_child_create(struct kunit *test)
+{
+	struct ib_device *ca = ipn_kunit_get_ibdev(test);
+	struct ipn_priv *parent, *priv;
+	unsigned int n, failed = 0;
+
+	parent = ipn_dev_create(ca, 1, IPC_PKEY_DEFAULT);
+	if (IS_ERR(parent)) {
+		ib_device_put(ca);
+		KUNIT_ASSERT_FAILURE(test, "ipn_dev_create: %pe", parent);
+	}
+	kt_region(true);
+	for (n = 1; n < KT_FAULT_MAX; n++) {
+		kt_arm(n);
+		priv = ipn_kunit_child(parent, 0x8001);
+		if (kt_disarm()) {
+			KUNIT_EXPECT_FALSE(test, IS_ERR(priv));
+			break;
+		}
+		if (IS_ERR(priv)) {
+			failed++;
+			KUNIT_EXPECT_LT(test, PTR_ERR(priv), 0L);
+			/* Nothing half-made stays on the parent. */
+			KUNIT_EXPECT_TRUE(test, list_empty(&parent->children));
+		} else {
+			rtnl_lock();
+			unregister_netdevice(priv->dev);
+			rtnl_unlock();
+		}
+	}
+	kt_region(false);
+	KUNIT_EXPECT_LT(test, n, (unsigned int)KT_FAULT_MAX);
+	KUNIT_EXPECT_GT(test, failed, 0u);
+	kunit_info(test, "%u fault sites, %u made creation fail\n", n - 1,
+		   failed);
+	/* The last child, made without a failure, goes with its parent. */
+	KUNIT_EXPECT_FALSE(test, list_empty(&parent->children));
+	ipn_dev_destroy(parent);
+	ib_device_put(ca);
+}
+
 /* ndo_open: QP to RTS, rings, NAPI, the broadcast group (RoCE backend). */
 static void fault_dev_open(struct kunit *test)
 {
@@ -232,6 +274,7 @@ static void fault_control_path(struct kunit *test)
 
 static struct kunit_case ipn_fault_cases[] = {
 	KUNIT_CASE(fault_dev_create),
+	KUNIT_CASE(fault_child_create),
 	KUNIT_CASE(fault_dev_open),
 	KUNIT_CASE(fault_control_path),
 	{}

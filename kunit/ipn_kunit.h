@@ -44,6 +44,9 @@ void ipn_kunit_settle(struct ipn_priv *priv, unsigned int ms);
 /* dev_open(), then up to 2 s for the carrier; returns dev_open()'s result. */
 int ipn_kunit_open(struct ipn_priv *priv);
 
+/* A P_Key child of parent (rtnl_newlink's way); ERR_PTR on failure. */
+struct ipn_priv *ipn_kunit_child(struct ipn_priv *parent, u16 pkey);
+
 /* The 20-byte multicast address of mgid (QPN 0xffffff). */
 void ipn_kunit_mc_addr(u8 *hw, const u8 *mgid);
 

@@ -100,6 +100,28 @@ int ipn_kunit_open(struct ipn_priv *priv)
 	return ret;
 }
 
+/*
+ * A P_Key child of parent, made as rtnl_newlink makes one: the net_device
+ * allocated with the driver's setup, ipn_child_create() under rtnl, freed
+ * by the caller on failure.
+ */
+struct ipn_priv *ipn_kunit_child(struct ipn_priv *parent, u16 pkey)
+{
+	struct net_device *dev;
+	int ret;
+
+	dev = alloc_netdev(sizeof(struct ipn_priv), "ktc%d", NET_NAME_ENUM,
+			   ipn_setup);
+	if (!dev)
+		return ERR_PTR(-ENOMEM);
+	rtnl_lock();
+	ret = ipn_child_create(parent, dev, pkey, false);
+	if (ret)
+		free_netdev(dev);
+	rtnl_unlock();
+	return ret ? ERR_PTR(ret) : netdev_priv(dev);
+}
+
 /* The 20-byte multicast address of mgid (RFC 4391 s9.1.1: QPN 0xffffff). */
 void ipn_kunit_mc_addr(u8 *hw, const u8 *mgid)
 {

@@ -166,7 +166,51 @@ static void roce_path_unreachable(struct kunit *test)
 	KUNIT_EXPECT_GE(test, ipn_stat(priv, path_failures), 1u);
 }
 
+/*
+ * A child in partition 0x8001 on a RoCE port (Documentation/, "Partitions
+ * on RoCE"): P_Key 0xffff on the wire, its own QP with the Q_Key derived
+ * from 0x8001, its own broadcast group; carrier without 0x8001 in the
+ * table. It goes with its parent.
+ */
+static void roce_child_partition(struct kunit *test)
+{
+	struct kt_roce *c = test->priv;
+	struct ipn_priv *child;
+	u8 bcast[IPC_ADDR_LEN];
+	struct ib_qp_attr attr;
+	struct ib_qp_init_attr init;
+
+	child = ipn_kunit_child(c->priv, 0x8001);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(child), "child: %pe", child);
+	KUNIT_EXPECT_PTR_EQ(test, child->parent, c->priv);
+	KUNIT_EXPECT_PTR_EQ(test, list_first_entry(&c->priv->children,
+						   struct ipn_priv, list),
+			    child);
+	KUNIT_EXPECT_EQ(test, child->pkey, 0x8001);
+	KUNIT_EXPECT_EQ(test, child->wire_pkey, IPC_PKEY_DEFAULT);
+	KUNIT_EXPECT_EQ(test, child->qkey, 0x0001000bU);
+	KUNIT_EXPECT_NE(test, child->qp->qp_num, c->priv->qp->qp_num);
+	ipc_addr_broadcast(0x8001, IPC_SCOPE_LINK, bcast);
+	KT_EXPECT_MEMEQ(test, child->dev->broadcast, bcast, IPC_ADDR_LEN);
+	KUNIT_EXPECT_EQ(test, dev_get_iflink(child->dev), c->priv->dev->ifindex);
+
+	KUNIT_ASSERT_EQ(test, ipn_kunit_open(child), 0);
+	KUNIT_EXPECT_TRUE(test, netif_carrier_ok(child->dev));
+	KUNIT_ASSERT_EQ(test, ib_query_qp(child->qp, &attr,
+					  IB_QP_QKEY | IB_QP_PKEY_INDEX,
+					  &init), 0);
+	KUNIT_EXPECT_EQ(test, attr.qkey, 0x0001000bU);
+	KUNIT_EXPECT_EQ(test, attr.pkey_index, 0);
+	spin_lock_bh(&child->lock);
+	KUNIT_EXPECT_NOT_NULL(test, child->bcast);
+	if (child->bcast)
+		KT_EXPECT_MEMEQ(test, child->bcast->mgid, bcast + 4, 16);
+	spin_unlock_bh(&child->lock);
+	/* kt_roce_exit destroys the parent, and the child with it. */
+}
+
 static struct kunit_case ipn_roce_cases[] = {
+	KUNIT_CASE(roce_child_partition),
 	KUNIT_CASE(roce_path_link_local),
 	KUNIT_CASE(roce_path_routed_ipv6),
 	KUNIT_CASE(roce_path_routed_ipv4),

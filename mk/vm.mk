@@ -19,7 +19,7 @@
 
 VM_KERNEL ?=
 VM_MODULES ?=
-VM_SCENARIOS ?= ping datapath teardown mcast
+VM_SCENARIOS ?= ping datapath teardown mcast pkey
 VM_TIMEOUT ?= 300
 VM_FLAGS ?=
 

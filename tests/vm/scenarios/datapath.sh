@@ -14,6 +14,10 @@
 #                refused values (above the maximum, below 68)
 #   ethtool      -i (driver, bus), link (speed of va), -g (ring sizes), -S
 #                (counters agree with the kernel's, every drop reason listed)
+#   ethtool -c/-C -C refused on rxe (no CQ moderation) with its message;
+#                -G rounds up, refuses < 16, and resizes twice while
+#                iperf3 runs: TCP survives, the QPN changes, n2's
+#                neighbour follows (no stale entry)
 #   down/up      5 cycles, ping after each, the address (QPN) unchanged
 #   TX watchdog  a plug qdisc on va stalls rxe0's transmit: the send ring
 #                fills, the watchdog fires, the driver restarts the datapath;
@@ -293,6 +297,51 @@ check_ping n2 10.1.0.1
 [[ $(link_addr n1 "$IB1") == "$ADDR1" ]] ||
 	fail "$IB1: address changed across the restart: $(link_addr n1 "$IB1"), was $ADDR1"
 dmesg | grep -E "$IB1: (transmit timeout|restarting)|NETDEV WATCHDOG" || true
+
+kmsg "ethtool -c/-C/-G, -G while iperf3 runs"
+out=$(ns_exec n1 ethtool -c "$IB1")
+echo "$out"
+[[ $(awk '$1 == "rx-usecs:" { print $2 }' <<< "$out") == 0 ]] || fail "ethtool -c: rx-usecs is not 0"
+# rxe has no CQ moderation (no modify_cq): refused, saying why.
+err=$(ns_exec n1 ethtool -C "$IB1" rx-usecs 10 2>&1) && fail "ethtool -C succeeded on rxe"
+log "ethtool -C: $err"
+[[ $err == *"no completion moderation"* ]] || fail "ethtool -C: no extack message: $err"
+err=$(ns_exec n1 ethtool -G "$IB1" rx 8 2>&1) && fail "ethtool -G rx 8 succeeded"
+[[ $err == *"at least 16"* ]] || fail "ethtool -G rx 8: no extack message: $err"
+# ring_sizes NS IF: "RX TX" of ethtool -g's current settings.
+ring_sizes() {
+	ns_exec "$1" ethtool -g "$2" |
+		awk '/^Current/ { s = 1 } s && ($1 == "RX:" || $1 == "TX:") { printf "%s ", $2 }'
+}
+check ns_exec n1 ethtool -G "$IB1" rx 100 tx 1000
+[[ $(ring_sizes n1 "$IB1") == "128 1024 " ]] || fail "ethtool -G rx 100 tx 1000: now $(ring_sizes n1 "$IB1"), not rounded up to 128 1024"
+wait_for 30 "carrier on $IB1 in n1" has_carrier n1 "$IB1"
+check_ping n1 10.1.0.2
+# TCP from n2 to n1 while n1's rings (and QP, and QPN) change twice.
+ns_exec n1 timeout 120 iperf3 -s -1 -p 5210 > /tmp/g.server 2>&1 &
+spid=$!
+wait_for 30 "the iperf3 server in n1" ns_tcp_listening n1 5210
+ns_exec n2 timeout 120 iperf3 -c 10.1.0.1 -p 5210 -t 12 -f m > /tmp/g.client 2>&1 &
+cpid=$!
+sleep 3
+check ns_exec n1 ethtool -G "$IB1" rx 1024 tx 512
+sleep 3
+check ns_exec n1 ethtool -G "$IB1" rx 512 tx 256
+rc=0
+wait "$cpid" || rc=$?
+cat /tmp/g.client
+((rc == 0)) || fail "iperf3 across ethtool -G exited $rc"
+wait "$spid" || true
+[[ $(ring_sizes n1 "$IB1") == "512 256 " ]] || fail "ethtool -g after -G: $(ring_sizes n1 "$IB1")"
+new=$(link_addr n1 "$IB1")
+log "$IB1: $ADDR1 before the resizes, $new after"
+[[ ${new:12} == "${ADDR1:12}" ]] || fail "$IB1: the GID changed"
+[[ $new != "$ADDR1" ]] || fail "$IB1: the QPN did not change with the QP"
+# The peer learnt the new QPN (gratuitous ARP, unsolicited NA), no stale entry.
+wait_for 10 "n2's neighbour entry for 10.1.0.1 to carry $new" \
+	bash -c "ip -n n2 neigh show 10.1.0.1 dev $IB2 | grep -q 'lladdr $new'"
+check_ping n2 10.1.0.1
+check_ping n2 fd00::1
 
 kmsg "counters"
 for pair in "n1 $IB1" "n2 $IB2"; do
