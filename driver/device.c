@@ -571,8 +571,10 @@ static struct net_device *ipn_roce_netdev(struct ipn_priv *priv)
 }
 
 /*
- * Everything an interface owns besides its net_device: undone by
- * ipn_priv_uninit(). priv->dev, and for a child priv->parent, are set.
+ * What an interface owns besides its net_device, but for the workqueue and
+ * the event handler, which ipn_dev_register() adds after registration:
+ * undone by ipn_priv_uninit(). priv->dev, and for a child priv->parent,
+ * are set.
  */
 static int ipn_priv_init(struct ipn_priv *priv, struct ib_device *ca,
 			 u32 port, u16 pkey)
