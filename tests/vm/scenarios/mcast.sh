@@ -73,6 +73,11 @@ recv_stop() {
 got() {
 	grep -c "^$3 " "/tmp/mc-$1-$2" 2> /dev/null || true
 }
+# got_all I GROUP TAG COUNT: n<I> got COUNT datagrams of round TAG (a test
+# for wait_for, which must run the count again each time).
+got_all() {
+	(($(got "$1" "$2" "$3") == $4))
+}
 # send I GROUP PORT TAG: one round from n<I>.
 send() {
 	check ip netns exec "n$1" python3 "$MC_TOOL" send "${IB[$1]}" "$2" "$3" "$4" "$ROUND"
@@ -83,7 +88,7 @@ expect_all() {
 	shift
 	for i in "$@"; do
 		for g in "$G4" "$G6"; do
-			wait_for 10 "round $tag of $g in n$i" test "$(got "$i" "$g" "$tag")" -eq "$ROUND"
+			wait_for 10 "round $tag of $g in n$i" got_all "$i" "$g" "$tag" "$ROUND"
 		done
 	done
 	log "round $tag: all $ROUND datagrams of $G4 and $G6 reached$(printf ' n%s' "$@")"
@@ -216,8 +221,8 @@ wait "$sender" || fail "the sender during churn failed"
 wait "$pinger" || true
 cat /tmp/mc-ping.txt
 grep -q ' 0% packet loss' /tmp/mc-ping.txt || fail "ping from n1 lost packets during the churn"
-wait_for 10 "round D of $G4 in n1" test "$(got 1 "$G4" D)" -eq 200
-wait_for 10 "round D of $G4 in n3" test "$(got 3 "$G4" D)" -eq 200
+wait_for 10 "round D of $G4 in n1" got_all 1 "$G4" D 200
+wait_for 10 "round D of $G4 in n3" got_all 3 "$G4" D 200
 log "all 200 datagrams of round D reached n1 and n3 during the churn"
 settled() {
 	[[ $(roce_maddr 1 | sort) == "$before_roce" &&
@@ -225,9 +230,16 @@ settled() {
 }
 wait_for 20 "v1a's IPv6 groups and n1's group table back to before the churn" settled
 log "n1 after the churn: $(mcg 1 | wc -l) groups, v1a: $(roce_maddr 1 | grep -c inet6) IPv6 groups"
-joins=$(ethstat 1 mc_joins)
-leaves=$(ethstat 1 mc_leaves)
-held=$(mcg 1 | grep -c ' state joined ')
+# A snapshot: the group table read between two equal readings of the
+# counters (idle send-only memberships expire on their own, any time).
+for ((try = 0; try < 5; try++)); do
+	joins=$(ethstat 1 mc_joins)
+	leaves=$(ethstat 1 mc_leaves)
+	held=$(mcg 1 | grep -c ' state joined ')
+	[[ $(ethstat 1 mc_joins) == "$joins" && $(ethstat 1 mc_leaves) == "$leaves" ]] && break
+	log "n1's join/leave counters moved while reading the group table: again"
+done
+((try < 5)) || fail "n1's join/leave counters never stood still for a snapshot"
 log "n1: mc_joins $joins, mc_leaves $leaves, joined now $held, mc_failures $(ethstat 1 mc_failures)"
 ((joins >= 600)) || fail "n1: only $joins joins counted for 3 x 200 groups"
 ((joins - leaves == held)) || fail "n1: mc_joins - mc_leaves = $((joins - leaves)), but $held groups are joined"
