@@ -9,6 +9,7 @@
 #include <linux/module.h>
 #include <linux/if_arp.h>
 #include <linux/etherdevice.h>
+#include <net/sch_generic.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_addr.h>
 #include "ipoib_ng.h"
@@ -114,6 +115,7 @@ static u32 ipn_port_ib_mtu(struct ipn_priv *priv)
 static int ipn_open(struct net_device *dev)
 {
 	struct ipn_priv *priv = netdev_priv(dev);
+	bool addr_changed;
 	int active, pkey_ok;
 	u32 act;
 	int ret;
@@ -123,6 +125,8 @@ static int ipn_open(struct net_device *dev)
 		return -ENODEV;
 	}
 	mutex_lock(&priv->ctl_mutex);
+	/* GID changes while down were not followed (ipn_flush_work). */
+	addr_changed = ipn_dev_reread_gid(priv);
 	ret = ipn_qp_up(priv);
 	if (ret) {
 		netdev_warn(dev, "cannot bring the QP up: %d\n", ret);
@@ -150,6 +154,8 @@ static int ipn_open(struct net_device *dev)
 	mod_delayed_work(priv->wq, &priv->rx_mode_work, 0);
 out:
 	mutex_unlock(&priv->ctl_mutex);
+	if (addr_changed)
+		ipn_dev_addr_changed(priv);
 	return ret;
 }
 
@@ -307,6 +313,186 @@ static int ipn_get_iflink(const struct net_device *dev)
 	       dev->ifindex;
 }
 
+static const struct net_device_ops ipn_netdev_ops;
+
+/*
+ * dev_addr = flags + our QPN + the port GID at priv->sgid_index: index 0
+ * unless the administrator chose another (RFC 4391 s9.1.1).
+ */
+static int ipn_dev_set_hwaddr(struct ipn_priv *priv)
+{
+	struct ipc_addr a = { .flags = 0, .qpn = priv->ifid.qpn };
+	u8 hw[IPC_ADDR_LEN];
+	union ib_gid gid;
+	int ret;
+
+	ret = rdma_query_gid(priv->ca, priv->port, priv->sgid_index, &gid);
+	if (ret)
+		return ret;
+	memcpy(a.gid, gid.raw, sizeof(a.gid));
+	memcpy(priv->ifid.gid, gid.raw, sizeof(priv->ifid.gid));
+	ipc_addr_encode(&a, hw);
+	dev_addr_set(priv->dev, hw);
+	return 0;
+}
+
+/*
+ * The index of gid in our port's GID table, among GIDs of the type of
+ * index 0 (a RoCE port may list an address once per RoCE version), or
+ * -errno.
+ */
+static int ipn_gid_index(struct ipn_priv *priv, const u8 *gid)
+{
+	const struct ib_gid_attr *first, *attr;
+	int index;
+
+	first = rdma_get_gid_attr(priv->ca, priv->port, 0);
+	if (IS_ERR(first))
+		return PTR_ERR(first);
+	attr = rdma_find_gid_by_port(priv->ca, (const union ib_gid *)gid,
+				     first->gid_type, priv->port, NULL);
+	rdma_put_gid_attr(first);
+	if (IS_ERR(attr))
+		return PTR_ERR(attr);
+	index = attr->index;
+	rdma_put_gid_attr(attr);
+	return index;
+}
+
+/*
+ * dev_addr follows the port (GID_CHANGE, open): the GID the administrator
+ * chose while the port still has it, wherever it now is in the table,
+ * else GID index 0. True if dev_addr changed: the caller announces it
+ * with ipn_dev_addr_changed() once ctl_mutex is dropped. rtnl and
+ * ctl_mutex held.
+ */
+bool ipn_dev_reread_gid(struct ipn_priv *priv)
+{
+	struct net_device *dev = priv->dev;
+	u8 old[IPC_ADDR_LEN];
+	int index = 0;
+
+	if (priv->gid_chosen) {
+		index = ipn_gid_index(priv, priv->ifid.gid);
+		if (index < 0) {
+			netdev_warn(dev, "GID %pI6c left the port's GID table: back to GID index 0\n",
+				    priv->ifid.gid);
+			priv->gid_chosen = false;
+			index = 0;
+		}
+	}
+	memcpy(old, dev->dev_addr, sizeof(old));
+	priv->sgid_index = index;
+	if (ipn_dev_set_hwaddr(priv)) {
+		netdev_warn(dev, "cannot read GID index %d of the port\n", index);
+		return false;
+	}
+	return memcmp(old, dev->dev_addr, sizeof(old)) != 0;
+}
+
+/*
+ * Announce a new dev_addr: NETDEV_CHANGEADDR flushes our neighbours and
+ * lets a bond follow; while up, NETDEV_NOTIFY_PEERS sends a gratuitous
+ * ARP and an unsolicited NA so that peers do not keep the old address.
+ * rtnl held, ctl_mutex not.
+ */
+void ipn_dev_addr_changed(struct ipn_priv *priv)
+{
+	struct net_device *dev = priv->dev;
+
+	ASSERT_RTNL();
+	netdev_info(dev, "hardware address now %*phC\n", IPC_ADDR_LEN,
+		    dev->dev_addr);
+	call_netdevice_notifiers(NETDEV_CHANGEADDR, dev);
+	if (!netif_running(dev))
+		return;
+	if (netif_carrier_ok(dev) && !qdisc_tx_changing(dev))
+		__netdev_notify_peers(dev);
+	else
+		priv->notify_peers = true;	/* see ipn_netdev_event() */
+}
+
+/*
+ * An address that changed while the carrier was off (a RoCE port goes down
+ * when its netdev's MAC changes) could not be announced then: the qdisc
+ * drops everything until linkwatch activates it again, and linkwatch then
+ * sends NETDEV_CHANGE. rtnl held.
+ */
+static int ipn_netdev_event(struct notifier_block *nb, unsigned long event,
+			    void *ptr)
+{
+	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
+	struct ipn_priv *priv;
+
+	if (event != NETDEV_CHANGE || dev->netdev_ops != &ipn_netdev_ops)
+		return NOTIFY_DONE;
+	priv = netdev_priv(dev);
+	if (priv->notify_peers && netif_carrier_ok(dev) &&
+	    !qdisc_tx_changing(dev)) {
+		priv->notify_peers = false;
+		__netdev_notify_peers(dev);
+	}
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block ipn_netdev_notifier = {
+	.notifier_call = ipn_netdev_event,
+};
+
+int ipn_dev_init(void)
+{
+	return register_netdevice_notifier(&ipn_netdev_notifier);
+}
+
+void ipn_dev_exit(void)
+{
+	unregister_netdevice_notifier(&ipn_netdev_notifier);
+}
+
+/*
+ * ip link set IF address ADDR: another of the port's GIDs (an alias GUID,
+ * a RoCE GID of another IP address). Only while down: paths and joins in
+ * flight were made from the old GID. Whether flags and QPN may change is
+ * the core's call (they cannot); the GID must be in the port's table.
+ * dev_set_mac_address() sends NETDEV_CHANGEADDR.
+ */
+static int ipn_set_mac_address(struct net_device *dev, void *p)
+{
+	struct ipn_priv *priv = netdev_priv(dev);
+	const u8 *want = ((struct sockaddr *)p)->sa_data;
+	int index;
+
+	if (netif_running(dev))
+		return -EBUSY;
+	switch (ipc_addr_check_set(dev->dev_addr, want)) {
+	case IPC_SETADDR_OK:
+		break;
+	case IPC_SETADDR_QPN:
+		if (net_ratelimit())
+			netdev_warn(dev, "an address must keep the first 4 bytes, %*phC (flags and QPN)\n",
+				    4, dev->dev_addr);
+		return -EINVAL;
+	default:
+		if (net_ratelimit())
+			netdev_warn(dev, "%pI6c is not a unicast GID\n", want + 4);
+		return -EINVAL;
+	}
+	index = ipn_gid_index(priv, want + 4);
+	if (index < 0) {
+		if (net_ratelimit())
+			netdev_warn(dev, "GID %pI6c is not in the GID table of %s port %u\n",
+				    want + 4, dev_name(&priv->ca->dev), priv->port);
+		return -EADDRNOTAVAIL;
+	}
+	mutex_lock(&priv->ctl_mutex);
+	priv->gid_chosen = true;
+	priv->sgid_index = index;
+	memcpy(priv->ifid.gid, want + 4, sizeof(priv->ifid.gid));
+	dev_addr_set(dev, want);
+	mutex_unlock(&priv->ctl_mutex);
+	return 0;
+}
+
 static const struct net_device_ops ipn_netdev_ops = {
 	.ndo_uninit = ipn_uninit,
 	.ndo_get_iflink = ipn_get_iflink,
@@ -315,6 +501,7 @@ static const struct net_device_ops ipn_netdev_ops = {
 	.ndo_start_xmit = ipn_start_xmit,
 	.ndo_set_rx_mode = ipn_set_rx_mode,
 	.ndo_change_mtu = ipn_change_mtu,
+	.ndo_set_mac_address = ipn_set_mac_address,
 	.ndo_get_stats64 = ipn_get_stats64,
 	.ndo_tx_timeout = ipn_tx_timeout,
 };
@@ -533,24 +720,6 @@ void ipn_setup(struct net_device *dev)
 	dev->needs_free_netdev = false;
 }
 
-/* dev_addr = flags + our QPN + port GID index 0 (RFC 4391 s9.1.1). */
-static int ipn_dev_set_hwaddr(struct ipn_priv *priv)
-{
-	struct ipc_addr a = { .flags = 0, .qpn = priv->ifid.qpn };
-	u8 hw[IPC_ADDR_LEN];
-	union ib_gid gid;
-	int ret;
-
-	ret = rdma_query_gid(priv->ca, priv->port, 0, &gid);
-	if (ret)
-		return ret;
-	memcpy(a.gid, gid.raw, sizeof(a.gid));
-	memcpy(priv->ifid.gid, gid.raw, sizeof(priv->ifid.gid));
-	ipc_addr_encode(&a, hw);
-	dev_addr_set(priv->dev, hw);
-	return 0;
-}
-
 static struct net_device *ipn_roce_netdev(struct ipn_priv *priv)
 {
 	const struct ib_gid_attr *attr;
@@ -729,10 +898,9 @@ static int ipn_dev_register(struct ipn_priv *priv)
 /*
  * ethtool -G (rtnl held): the QP's and CQs' sizes are fixed at creation,
  * so the verbs resources are made again, between stop and open as after
- * a TX timeout. The new QP has a new QPN: dev_addr changes
- * (NETDEV_CHANGEADDR flushes our neighbours) and the peers are told
- * (NETDEV_NOTIFY_PEERS: gratuitous ARP, unsolicited NA). If the new sizes
- * cannot be had, the old ones are made again.
+ * a TX timeout. The new QP has a new QPN: dev_addr changes and is
+ * announced (ipn_dev_addr_changed()). If the new sizes cannot be had, the
+ * old ones are made again.
  */
 int ipn_dev_resize_rings(struct ipn_priv *priv, unsigned int rx,
 			 unsigned int tx, struct netlink_ext_ack *extack)
@@ -764,14 +932,10 @@ int ipn_dev_resize_rings(struct ipn_priv *priv, unsigned int rx,
 	if (priv->qp && ipn_dev_set_hwaddr(priv))
 		netdev_warn(dev, "cannot read the port GID\n");
 	mutex_unlock(&priv->ctl_mutex);
+	if (running && ipn_open(dev))
+		dev_close(dev);
 	if (priv->qp)
-		call_netdevice_notifiers(NETDEV_CHANGEADDR, dev);
-	if (running) {
-		if (ipn_open(dev))
-			dev_close(dev);
-		else
-			__netdev_notify_peers(dev);	/* rtnl held */
-	}
+		ipn_dev_addr_changed(priv);
 	return ret;
 }
 

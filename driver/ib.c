@@ -422,6 +422,8 @@ void ipn_link_apply(struct ipn_priv *priv, u32 act)
 		ipn_mcast_destroy_all(priv);
 		ipn_path_destroy_all(priv);
 	}
+	if ((act & IPC_LINK_ACT_REREAD_GID) && ipn_dev_reread_gid(priv))
+		priv->addr_changed = true;
 	if (act & IPC_LINK_ACT_REREAD_PKEY)
 		ipn_qp_repkey(priv);
 	if (act & IPC_LINK_ACT_FLUSH_PATHS)
@@ -457,27 +459,35 @@ void ipn_flush_work(struct work_struct *work)
 {
 	struct ipn_priv *priv = container_of(work, struct ipn_priv, flush_work);
 	int ev, active, pkey_ok;
+	bool changed;
 	u32 act = 0;
 
 	rtnl_lock();
 	mutex_lock(&priv->ctl_mutex);
-	if (!priv->up)
-		goto out;
 	/* The core maps each event to its flush level and actions. */
 	spin_lock_bh(&priv->lock);
 	for (ev = 0; ev < IPC_EV_COUNT; ev++)
 		if (test_and_clear_bit(ev, &priv->events_pending))
 			act |= ipc_link_event(&priv->link, ev);
 	spin_unlock_bh(&priv->lock);
+	/*
+	 * Down, the core asks only for re-reads; ipn_open() reads the P_Key
+	 * and the port state itself, but dev_addr follows the GID now.
+	 */
+	if (!priv->up)
+		act &= IPC_LINK_ACT_REREAD_GID;
 	ipn_link_apply(priv, act);
-	if (!ipn_port_state(priv, &active, &pkey_ok)) {
+	if (priv->up && !ipn_port_state(priv, &active, &pkey_ok)) {
 		spin_lock_bh(&priv->lock);
 		act = ipc_link_port_state(&priv->link, active, pkey_ok);
 		spin_unlock_bh(&priv->lock);
 		ipn_link_apply(priv, act);
 	}
-out:
+	changed = priv->addr_changed;
+	priv->addr_changed = false;
 	mutex_unlock(&priv->ctl_mutex);
+	if (changed)
+		ipn_dev_addr_changed(priv);
 	rtnl_unlock();
 }
 

@@ -246,6 +246,10 @@ struct ipn_priv {
 	struct ib_cq *send_cq;
 	struct ib_qp *qp;		/* NULL only if a ring resize failed */
 	struct ipc_ifid ifid;
+	u32 sgid_index;			/* of ifid.gid in the port's table */
+	bool gid_chosen;		/* by ndo_set_mac_address */
+	bool addr_changed;		/* REREAD_GID changed dev_addr */
+	bool notify_peers;		/* announce it at carrier on (rtnl) */
 	int max_sge;
 	unsigned int rx_size;		/* ring entries, powers of two */
 	unsigned int tx_size;
@@ -365,6 +369,10 @@ void ipn_tick_arm(struct ipn_priv *priv, u64 deadline);
 void ipn_ctl_work(struct work_struct *work);
 void ipn_tick_work(struct work_struct *work);
 void ipn_flush_work(struct work_struct *work);
+bool ipn_dev_reread_gid(struct ipn_priv *priv);
+void ipn_dev_addr_changed(struct ipn_priv *priv);
+int ipn_dev_init(void);
+void ipn_dev_exit(void);
 void ipn_link_apply(struct ipn_priv *priv, u32 actions);
 int ipn_port_state(struct ipn_priv *priv, int *active, int *pkey_ok);
 struct ipn_ah *ipn_ah_create(struct ipn_priv *priv, struct rdma_ah_attr *attr);

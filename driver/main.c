@@ -50,13 +50,18 @@ static int __init ipn_init(void)
 	ret = ipn_netlink_init();
 	if (ret)
 		goto err_debugfs;
-	ret = ipn_ib_init();
+	ret = ipn_dev_init();
 	if (ret)
 		goto err_netlink;
+	ret = ipn_ib_init();
+	if (ret)
+		goto err_dev;
 	pr_info(IPN_DRV_NAME ": IP over InfiniBand and RoCE, version %s\n",
 		IPOIB_NG_VERSION);
 	return 0;
 
+err_dev:
+	ipn_dev_exit();
 err_netlink:
 	ipn_netlink_exit();
 err_debugfs:
@@ -67,6 +72,7 @@ err_debugfs:
 static void __exit ipn_exit(void)
 {
 	ipn_ib_exit();
+	ipn_dev_exit();
 	ipn_netlink_exit();
 	debugfs_remove(ipn_debugfs_root);
 }

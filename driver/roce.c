@@ -26,7 +26,7 @@ IPN_TESTABLE void ipn_roce_attr(struct ipn_priv *priv, const u8 *dgid,
 	memset(attr, 0, sizeof(*attr));
 	attr->type = rdma_ah_find_type(priv->ca, priv->port);
 	rdma_ah_set_port_num(attr, priv->port);
-	rdma_ah_set_grh(attr, &gid, 0, 0, hop, 0);
+	rdma_ah_set_grh(attr, &gid, 0, READ_ONCE(priv->sgid_index), hop, 0);
 }
 
 static int ipn_roce_join(struct ipn_priv *priv, struct ipn_mcast *mc, int type)

@@ -209,12 +209,84 @@ static void roce_child_partition(struct kunit *test)
 	/* kt_roce_exit destroys the parent, and the child with it. */
 }
 
+/* dev_set_mac_address() as `ip link set IF address` calls it. */
+static int kt_set_addr(struct ipn_priv *priv, const u8 *hw)
+{
+	struct sockaddr_storage ss = {};
+	int ret;
+
+	ss.ss_family = priv->dev->type;
+	memcpy(((struct sockaddr *)&ss)->sa_data, hw, IPC_ADDR_LEN);
+	rtnl_lock();
+	ret = dev_set_mac_address(priv->dev, (struct sockaddr *)&ss, NULL);
+	rtnl_unlock();
+	return ret;
+}
+
+/*
+ * ndo_set_mac_address: another GID of the port (fd99::1, from the
+ * roce_peer setup), only while down, never another QPN or a GID the port
+ * lacks. Datagrams then leave from that GID's index; a GID_CHANGE that
+ * keeps the GID keeps the address.
+ */
+static void roce_set_address(struct kunit *test)
+{
+	struct kt_roce *c = test->priv;
+	struct ipn_priv *priv = c->priv;
+	static const u8 fd99_1[16] = { 0xfd, 0x99, [15] = 0x01 };
+	static const u8 fd99_77[16] = { 0xfd, 0x99, [15] = 0x77 };
+	static const u8 ll[16] = { 0xfe, 0x80, [8] = 0x02, 0x11, 0x22, 0xff,
+				   0xfe, 0x33, 0x44, 0x55 };
+	int index = kt_gid_index(c->ca, fd99_1);
+	u8 old[IPC_ADDR_LEN], hw[IPC_ADDR_LEN];
+	struct ipn_kunit_path p;
+
+	KUNIT_ASSERT_GT_MSG(test, index, 0, "%s has no GID fd99::1",
+			    ipn_kunit_ibdev);
+	memcpy(old, priv->dev->dev_addr, IPC_ADDR_LEN);
+	memcpy(hw, old, 4);
+	memcpy(hw + 4, fd99_1, 16);
+	KUNIT_EXPECT_EQ(test, kt_set_addr(priv, hw), -EBUSY);
+
+	rtnl_lock();
+	dev_close(priv->dev);
+	rtnl_unlock();
+	hw[3] ^= 1;
+	KUNIT_EXPECT_EQ(test, kt_set_addr(priv, hw), -EINVAL);
+	hw[3] ^= 1;
+	hw[0] = IPC_ADDR_FLAG_CM;
+	KUNIT_EXPECT_EQ(test, kt_set_addr(priv, hw), -EINVAL);
+	hw[0] = old[0];
+	memcpy(hw + 4, fd99_77, 16);
+	KUNIT_EXPECT_EQ(test, kt_set_addr(priv, hw), -EADDRNOTAVAIL);
+	KT_EXPECT_MEMEQ(test, priv->dev->dev_addr, old, IPC_ADDR_LEN);
+
+	memcpy(hw + 4, fd99_1, 16);
+	KUNIT_ASSERT_EQ(test, kt_set_addr(priv, hw), 0);
+	KT_EXPECT_MEMEQ(test, priv->dev->dev_addr, hw, IPC_ADDR_LEN);
+	KT_EXPECT_MEMEQ(test, priv->ifid.gid, fd99_1, 16);
+	KUNIT_EXPECT_EQ(test, priv->sgid_index, (u32)index);
+
+	/* A GID_CHANGE that leaves fd99::1 in the table keeps it. */
+	set_bit(IPC_EV_GID_CHANGE, &priv->events_pending);
+	queue_work(priv->wq, &priv->flush_work);
+	flush_work(&priv->flush_work);
+	KT_EXPECT_MEMEQ(test, priv->dev->dev_addr, hw, IPC_ADDR_LEN);
+
+	KUNIT_ASSERT_EQ(test, ipn_kunit_open(priv), 0);
+	KT_EXPECT_MEMEQ(test, priv->dev->dev_addr, hw, IPC_ADDR_LEN);
+	p = kt_roce_resolve(priv, ll);
+	KUNIT_EXPECT_EQ(test, p.state, IPC_PATH_VALID);
+	KUNIT_EXPECT_EQ(test, p.sgid_index, index);
+}
+
 static struct kunit_case ipn_roce_cases[] = {
 	KUNIT_CASE(roce_child_partition),
 	KUNIT_CASE(roce_path_link_local),
 	KUNIT_CASE(roce_path_routed_ipv6),
 	KUNIT_CASE(roce_path_routed_ipv4),
 	KUNIT_CASE(roce_path_unreachable),
+	KUNIT_CASE(roce_set_address),
 	{}
 };
 

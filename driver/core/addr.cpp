@@ -118,6 +118,19 @@ extern "C" int ipc_addr_format(const ipc_u8 a[20], char *buf, ipc_u32 len)
 	return static_cast<int>(addr_text_len);
 }
 
+/*
+ * s9.1.1: bytes 0..3 (flags, QPN) name the interface's own QP; only the
+ * GID may be another one of the port's.
+ */
+extern "C" int ipc_addr_check_set(const ipc_u8 cur[20], const ipc_u8 want[20])
+{
+	if (!mem_equal(cur, want, addr_id_off + 3))
+		return IPC_SETADDR_QPN;
+	if (gid_is_zero(addr_gid(want)) || gid_is_mcast(addr_gid(want)))
+		return IPC_SETADDR_GID;
+	return IPC_SETADDR_OK;
+}
+
 /* s8: toggle the "u" bit unless the GUID is already modified EUI-64. */
 extern "C" void ipc_iid_from_guid(const ipc_u8 guid[8], int modified,
 				  ipc_u8 iid[8])

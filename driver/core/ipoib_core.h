@@ -145,6 +145,21 @@ void ipc_addr_broadcast(ipc_u16 pkey, ipc_u8 scope, ipc_u8 out[20]);
  */
 int ipc_addr_format(const ipc_u8 a[20], char *buf, ipc_u32 len);
 
+/*
+ * May an interface whose address is cur take want (ndo_set_mac_address:
+ * an administrator choosing another of the port's GIDs, e.g. an alias
+ * GUID)? RFC 4391 s9.1.1: the address is the QPN of the interface's UD QP
+ * and a GID of its port. The flags byte and the QPN belong to the QP and
+ * cannot be chosen; the GID must be unicast (neither zero nor ff00::/8).
+ * Whether the port has that GID is for the shim to look up.
+ */
+enum ipc_setaddr {
+	IPC_SETADDR_OK = 0,
+	IPC_SETADDR_QPN,	/* flags or QPN differ from the current ones */
+	IPC_SETADDR_GID,	/* zero or multicast GID */
+};
+int ipc_addr_check_set(const ipc_u8 cur[20], const ipc_u8 want[20]);
+
 /* ------------------------------------------------------------------ */
 /* Multicast mapping (RFC 4391 s4)                                      */
 /* ------------------------------------------------------------------ */
@@ -579,14 +594,15 @@ enum ipc_flush_level {
 int ipc_event_flush_level(int event);
 const char *ipc_event_name(int event);
 
-#define IPC_LINK_ACT_CARRIER_ON		0x01u
-#define IPC_LINK_ACT_CARRIER_OFF	0x02u
-#define IPC_LINK_ACT_JOIN_BCAST		0x04u	/* start the broadcast join */
-#define IPC_LINK_ACT_LEAVE_ALL		0x08u	/* leave every group, flush paths */
+/* In the order the shim performs them. */
+#define IPC_LINK_ACT_CARRIER_OFF	0x01u
+#define IPC_LINK_ACT_LEAVE_ALL		0x02u	/* leave every group, flush paths */
+#define IPC_LINK_ACT_REREAD_GID		0x04u	/* dev_addr must follow the port GID */
+#define IPC_LINK_ACT_REREAD_PKEY	0x08u
 #define IPC_LINK_ACT_FLUSH_PATHS	0x10u
 #define IPC_LINK_ACT_REJOIN_ALL		0x20u
-#define IPC_LINK_ACT_REREAD_PKEY	0x40u
-#define IPC_LINK_ACT_REREAD_GID		0x80u	/* dev_addr must follow the port GID */
+#define IPC_LINK_ACT_JOIN_BCAST		0x40u	/* start the broadcast join */
+#define IPC_LINK_ACT_CARRIER_ON		0x80u
 
 struct ipc_link {
 	ipc_u8 admin_up;	/* ndo_open .. ndo_stop */

@@ -16,12 +16,14 @@
  *                 gone.
  *   FLUSH_PATHS   ipc_path_flush() every path (revalidate, keep handles).
  *   REJOIN_ALL    ipc_mc_flush() every group, with the fabric spread.
+ *   REREAD_GID    copy the port GID (the one the administrator chose,
+ *                 while the port still has it) into dev_addr, before
+ *                 paths and joins are made again from it.
  *   REREAD_PKEY   look up the P_Key index again, then report it with
  *                 ipc_link_port_state(), which answers JOIN_BCAST if the
  *                 link can come up. A HEAVY flush therefore carries no
- *                 JOIN_BCAST itself: in bit order it would run before the
- *                 re-read, on the old index.
- *   REREAD_GID    copy the port GID into dev_addr.
+ *                 JOIN_BCAST itself: whether to join at all depends on
+ *                 what the re-read finds.
  */
 #include "core.hpp"
 

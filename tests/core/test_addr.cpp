@@ -200,4 +200,37 @@ TEST(reason, every_reason_has_a_distinct_name)
 	EXPECT_STREQ(ipc_reason_name(-1), "unknown");
 }
 
+
+TEST(addr, set_keeps_flags_and_qpn_takes_any_unicast_gid)
+{
+	const Hw cur = hw(0, 0x000048, port_gid);
+
+	/* An alias GUID, or a RoCE GID of another address: allowed. */
+	EXPECT_EQ(ipc_addr_check_set(cur.data(),
+				     hw(0, 0x000048, gid("fe80::2:c903:a:b0c2")).data()),
+		  IPC_SETADDR_OK);
+	EXPECT_EQ(ipc_addr_check_set(cur.data(),
+				     hw(0, 0x000048, gid("::ffff:10.9.0.1")).data()),
+		  IPC_SETADDR_OK);
+	EXPECT_EQ(ipc_addr_check_set(cur.data(), cur.data()), IPC_SETADDR_OK);
+	/* The QPN is the QP's; the flags are ours (CM would claim RFC 4755). */
+	EXPECT_EQ(ipc_addr_check_set(cur.data(), hw(0, 0x000049, port_gid).data()),
+		  IPC_SETADDR_QPN);
+	EXPECT_EQ(ipc_addr_check_set(cur.data(), hw(0, 0x010048, port_gid).data()),
+		  IPC_SETADDR_QPN);
+	EXPECT_EQ(ipc_addr_check_set(cur.data(),
+				     hw(IPC_ADDR_FLAG_CM, 0x000048, port_gid).data()),
+		  IPC_SETADDR_QPN);
+	Hw reserved = cur;
+	reserved[0] = 0x01;
+	EXPECT_EQ(ipc_addr_check_set(cur.data(), reserved.data()), IPC_SETADDR_QPN);
+	/* Not a GID an interface can own. */
+	EXPECT_EQ(ipc_addr_check_set(cur.data(), hw(0, 0x000048, gid("::")).data()),
+		  IPC_SETADDR_GID);
+	EXPECT_EQ(ipc_addr_check_set(cur.data(),
+				     hw(0, 0x000048, gid("ff12:401b:ffff::1")).data()),
+		  IPC_SETADDR_GID);
+}
+
 } // namespace
+

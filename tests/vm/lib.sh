@@ -90,6 +90,19 @@ check_fails() {
 	fi
 }
 
+# expect_error WANT CMD...: CMD fails and its stderr contains WANT (the
+# extack message the kernel returned).
+expect_error() {
+	local want=$1 err
+	shift
+	log "\$ ! $*"
+	if err=$("$@" 2>&1); then
+		fail "'$*' succeeded but should have failed"
+	fi
+	log "  -> $err"
+	[[ $err == *"$want"* ]] || fail "'$*': expected an error saying '$want', got '$err'"
+}
+
 # wait_for SECONDS WHAT CMD...: poll CMD (quietly) until it succeeds.
 wait_for() {
 	local secs=$1 what=$2 deadline
@@ -296,35 +309,45 @@ setup_ipoib_netns_pair() {
 	check ip -n n2 addr add fd00::2/64 dev "$IB2" nodad
 }
 
-# route_rxe_pair_as_hosts: after setup_rxe_pair, routed addresses on va and
-# vb (fd99::1/64 192.168.99.1/24 and fd99::2/64 192.168.99.2/24), so that
-# rxe makes GIDs beyond link-local of them and rdma_resolve_ip resolves
-# them over the veth as between two hosts. va and vb share the initial
-# namespace, where each one's addresses are local to the other and a route
-# lookup would loop them back: rules by output interface, ahead of the
-# local table, send what rxe0 (rxe1) resolves and transmits out of va (vb);
-# received datagrams still find the local table; accept_local lets IPv4 in
-# from a source that is local. The routes name their source address: IPv6
-# source selection would pick the destination itself, local here.
-route_rxe_pair_as_hosts() {
-	local args dev table host
-	check ip rule add pref 1000 lookup local
-	check ip rule del pref 0
-	check ip -6 rule add pref 1000 lookup local
-	check ip -6 rule del pref 0
-	check ip addr add fd99::1/64 dev va nodad
-	check ip addr add fd99::2/64 dev vb nodad
-	check ip addr add 192.168.99.1/24 dev va
-	check ip addr add 192.168.99.2/24 dev vb
-	for args in "va 100 1" "vb 101 2"; do
-		read -r dev table host <<< "$args"
-		check ip rule add pref 100 oif "$dev" lookup "$table"
-		check ip -6 rule add pref 100 oif "$dev" lookup "$table"
-		check ip route add 192.168.99.0/24 dev "$dev" table "$table" src "192.168.99.$host"
-		check ip -6 route add fd99::/64 dev "$dev" table "$table" src "fd99::$host"
+# route_rxe_as_hosts NET4 NET6 DEV:HOST...: addresses NET4.HOST/24 and
+# NET6::HOST/64 on each DEV (netdevs of rxe devices), so that rxe makes GIDs
+# beyond link-local of them and rdma_resolve_ip resolves them over the
+# veths as between hosts. The DEVs share the initial namespace, where each
+# one's addresses are local to the others and a route lookup would loop
+# them back: rules by output interface, ahead of the local table, send what
+# an rxe device resolves and transmits out of its own DEV; received
+# datagrams still find the local table; accept_local lets IPv4 in from a
+# source that is local. The routes name their source address: IPv6 source
+# selection would pick the destination itself, local here.
+route_rxe_as_hosts() {
+	local net4=$1 net6=$2 arg dev host table
+	shift 2
+	if [[ -n $(ip rule show pref 0) ]]; then
+		check ip rule add pref 1000 lookup local
+		check ip rule del pref 0
+		check ip -6 rule add pref 1000 lookup local
+		check ip -6 rule del pref 0
+	fi
+	for arg in "$@"; do
+		dev=${arg%%:*} host=${arg#*:}
+		table=$((1000 + $(< "/sys/class/net/$dev/ifindex")))
+		check ip addr add "$net6::$host/64" dev "$dev" nodad
+		check ip addr add "$net4.$host/24" dev "$dev"
+		if [[ -z $(ip rule show pref 100 oif "$dev") ]]; then
+			check ip rule add pref 100 oif "$dev" lookup "$table"
+			check ip -6 rule add pref 100 oif "$dev" lookup "$table"
+		fi
+		check ip route add "$net4.0/24" dev "$dev" table "$table" src "$net4.$host"
+		check ip -6 route add "$net6::/64" dev "$dev" table "$table" src "$net6::$host"
 		check sysctl -qw "net.ipv4.conf.$dev.accept_local=1"
 	done
 	check sysctl -qw net.ipv4.conf.all.accept_local=1
+}
+
+# route_rxe_pair_as_hosts: after setup_rxe_pair, fd99::1/64 192.168.99.1/24
+# on va and fd99::2/64 192.168.99.2/24 on vb, routed as two hosts.
+route_rxe_pair_as_hosts() {
+	route_rxe_as_hosts 192.168.99 fd99 va:1 vb:2
 }
 
 # gid_index DEV GID: the index of GID (sysfs form, "fd99:0000:...:0002") in

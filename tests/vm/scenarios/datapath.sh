@@ -98,6 +98,17 @@ echo "$out"
 	$(awk '/^Current/ { s = 1 } s && $1 == "RX:" { print $2; exit }' <<< "$out") == 512 &&
 	$(awk '/^Current/ { s = 1 } s && $1 == "TX:" { print $2; exit }' <<< "$out") == 256 ]] ||
 	fail "ethtool -g: not maximum 8192, RX 512, TX 256 (the module's defaults)"
+# Offloads: scatter-gather when the adapter has more than one send SGE
+# (rxe has), switchable; no checksum offload in datagram mode.
+out=$(ns_exec n1 ethtool -k "$IB1")
+grep -E '^(scatter-gather|tx-checksumming|rx-checksumming):' <<< "$out"
+grep -q '^scatter-gather: on$' <<< "$out" || fail "ethtool -k: scatter-gather is not on"
+grep -q '^tx-checksumming: off' <<< "$out" || fail "ethtool -k: tx-checksumming is not off"
+check ns_exec n1 ethtool -K "$IB1" sg off
+ns_exec n1 ethtool -k "$IB1" | grep -q '^scatter-gather: off$' || fail "ethtool -K sg off did not stick"
+check_ping n1 10.1.0.2 -s 3000
+check ns_exec n1 ethtool -K "$IB1" sg on
+ns_exec n1 ethtool -k "$IB1" | grep -q '^scatter-gather: on$' || fail "ethtool -K sg on did not stick"
 # The counters agree with the kernel's, read before and after.
 before=$(if_stat n1 "$IB1" rx_packets)
 stats=$(ns_exec n1 ethtool -S "$IB1")
