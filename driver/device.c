@@ -101,7 +101,7 @@ void ipn_dev_update_mtu(struct ipn_priv *priv, u32 ib_mtu_bytes)
  * as the RoCE drivers do (ib_query_port() would take rtnl on rxe, and our
  * callers hold it). InfiniBand: the port attribute.
  */
-static u32 ipn_port_ib_mtu(struct ipn_priv *priv)
+u32 ipn_port_ib_mtu(struct ipn_priv *priv)
 {
 	struct ib_port_attr attr;
 
@@ -140,16 +140,21 @@ static int ipn_open(struct net_device *dev)
 	ib_req_notify_cq(priv->send_cq, IB_CQ_NEXT_COMP);
 	netif_start_queue(dev);
 
-	spin_lock_bh(&priv->lock);
-	act = ipc_link_open(&priv->link);
-	spin_unlock_bh(&priv->lock);
-	ipn_link_apply(priv, act);
+	/*
+	 * The port as it is now, before the link opens: what the link machine
+	 * knew from before the last stop may be stale (a P_Key gone meanwhile
+	 * must not get a broadcast join).
+	 */
 	if (!ipn_port_state(priv, &active, &pkey_ok)) {
 		spin_lock_bh(&priv->lock);
 		act = ipc_link_port_state(&priv->link, active, pkey_ok);
 		spin_unlock_bh(&priv->lock);
 		ipn_link_apply(priv, act);
 	}
+	spin_lock_bh(&priv->lock);
+	act = ipc_link_open(&priv->link);
+	spin_unlock_bh(&priv->lock);
+	ipn_link_apply(priv, act);
 	/* The stack's groups (IGMP/MLD) are joined through rx_mode. */
 	mod_delayed_work(priv->wq, &priv->rx_mode_work, 0);
 out:
@@ -410,6 +415,38 @@ void ipn_dev_addr_changed(struct ipn_priv *priv)
 		__netdev_notify_peers(dev);
 	else
 		priv->notify_peers = true;	/* see ipn_netdev_event() */
+}
+
+/*
+ * The broadcast-GID takes another scope (the broadcast group search,
+ * mcast.c). Every IP multicast MGID carries the same scope (RFC 4391 s4),
+ * so the stack maps its groups again, as around a link type change:
+ * NETDEV_PRE_TYPE_CHANGE and NETDEV_POST_TYPE_CHANGE make IPv4 and IPv6
+ * drop and re-add their multicast addresses around the new dev->broadcast
+ * (a listener may veto it). Neighbours built on the
+ * old broadcast address go with NETDEV_CHANGEADDR. rtnl held.
+ */
+int ipn_dev_set_bcast_scope(struct ipn_priv *priv, u8 scope)
+{
+	struct net_device *dev = priv->dev;
+	u8 b[IPC_ADDR_LEN];
+	int ret;
+
+	ASSERT_RTNL();
+	ipc_addr_broadcast(priv->pkey, scope, b);
+	if (!memcmp(b, dev->broadcast, IPC_ADDR_LEN))
+		return 0;
+	ret = call_netdevice_notifiers(NETDEV_PRE_TYPE_CHANGE, dev);
+	ret = notifier_to_errno(ret);
+	if (ret)
+		return ret;
+	memcpy(dev->broadcast, b, IPC_ADDR_LEN);
+	spin_lock_bh(&priv->lock);
+	memcpy(priv->ifid.bcast_gid, b + 4, IPC_GID_LEN);
+	spin_unlock_bh(&priv->lock);
+	call_netdevice_notifiers(NETDEV_POST_TYPE_CHANGE, dev);
+	call_netdevice_notifiers(NETDEV_CHANGEADDR, dev);
+	return 0;
 }
 
 /*

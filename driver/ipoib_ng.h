@@ -62,6 +62,7 @@ enum {
 extern int ipn_recvq_size;
 extern int ipn_sendq_size;
 extern unsigned int ipn_rejoin_spread_ms;
+extern bool ipn_create_broadcast;
 
 /* Counters; per-reason drop counters follow enum ipc_reason. */
 struct ipn_stats {
@@ -115,6 +116,11 @@ struct ipn_backend_ops {
 	 */
 	int (*path_query)(struct ipn_priv *priv, struct ipn_path *path);
 	void (*path_cancel)(struct ipn_priv *priv, struct ipn_path *path);
+	/*
+	 * umcast: a membership of mgid exists on this port, ours or another
+	 * user's (NULL: the backend cannot tell, as on RoCE).
+	 */
+	bool (*group_held)(struct ipn_priv *priv, const u8 *mgid);
 };
 
 /*
@@ -143,6 +149,8 @@ struct ipn_sa_ops {
 			    struct rdma_ah_attr *attr);
 	int (*mc_ah_attr)(struct ipn_priv *priv, struct ib_sa_mcmember_rec *rec,
 			  struct rdma_ah_attr *attr);
+	int (*get_mcmember_rec)(struct ipn_priv *priv, const u8 *mgid,
+				struct ib_sa_mcmember_rec *rec);
 };
 
 extern const struct ipn_sa_ops ipn_sa_ib;
@@ -279,6 +287,7 @@ struct ipn_priv {
 	struct ipc_path_cfg path_cfg;
 	struct ipc_mc_cfg mc_cfg;
 	struct ipc_link link;
+	struct ipc_bsearch bsearch;	/* the broadcast group's scope */
 	struct ipc_rng rng;
 	struct ipc_mtu_info mtu;
 	u64 next_deadline;
@@ -371,6 +380,8 @@ void ipn_tick_work(struct work_struct *work);
 void ipn_flush_work(struct work_struct *work);
 bool ipn_dev_reread_gid(struct ipn_priv *priv);
 void ipn_dev_addr_changed(struct ipn_priv *priv);
+int ipn_dev_set_bcast_scope(struct ipn_priv *priv, u8 scope);
+u32 ipn_port_ib_mtu(struct ipn_priv *priv);
 int ipn_dev_init(void);
 void ipn_dev_exit(void);
 void ipn_link_apply(struct ipn_priv *priv, u32 actions);

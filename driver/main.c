@@ -14,6 +14,11 @@ module_param_named(rejoin_spread_ms, ipn_rejoin_spread_ms, uint, 0644);
 MODULE_PARM_DESC(rejoin_spread_ms,
 		 "InfiniBand: multicast rejoins after an SM event are spread at random over this many ms (default 10000; 0: at once)");
 
+bool ipn_create_broadcast;
+module_param_named(create_broadcast, ipn_create_broadcast, bool, 0644);
+MODULE_PARM_DESC(create_broadcast,
+		 "InfiniBand: create the link-local broadcast group when no scope has one (default N: wait for the SM's)");
+
 static int ipn_param_set_qsize(const char *val, const struct kernel_param *kp)
 {
 	int n, ret;

@@ -147,10 +147,51 @@ void ipn_mcast_apply(struct ipn_priv *priv, struct ipn_mcast *mc,
 	ipn_tick_arm(priv, r->deadline_ms);
 }
 
+/*
+ * The broadcast group search (ipc_bsearch_missing()) moved to another
+ * scope, or to creating the group: the broadcast entry, which holds no
+ * membership after the miss, takes the new MGID and joins at once.
+ * dev->broadcast follows, and with it the MGID of every IP group (RFC
+ * 4391 s4: same scope). Frames queued for the old MGID are dropped: ARP
+ * and ND send again. Control context (rtnl, ctl_mutex).
+ */
+static void ipn_mcast_bcast_search(struct ipn_priv *priv,
+				   struct ipn_mcast *mc)
+{
+	struct sk_buff_head drop;
+	struct sk_buff *skb;
+	struct ipc_result r;
+	int ret;
+
+	ret = ipn_dev_set_bcast_scope(priv, priv->bsearch.scope);
+	__skb_queue_head_init(&drop);
+	spin_lock_bh(&priv->lock);
+	if (ret) {
+		/* A listener vetoed the remapping: link-local, later. */
+		netdev_warn(priv->dev, "cannot move to broadcast scope %x: %d\n",
+			    priv->bsearch.scope, ret);
+		ipc_bsearch_start(&priv->bsearch);
+	} else if (!mc->dead && priv->bcast == mc) {
+		netdev_dbg(priv->dev, "broadcast group: trying %pI6c%s\n",
+			   priv->ifid.bcast_gid,
+			   priv->bsearch.creating ? ", creating it" : "");
+		memcpy(mc->mgid, priv->ifid.bcast_gid, IPC_GID_LEN);
+		skb_queue_splice_init(&mc->queue, &drop);
+		ipc_mc_init(&mc->st, IPC_SCOPE_LINK);
+		ipc_mc_subscribe(&mc->st, &priv->mc_cfg, IPC_JOIN_FULL,
+				 ipn_now_ms(), &r);
+		ipn_mcast_apply(priv, mc, &r, NULL);
+	}
+	spin_unlock_bh(&priv->lock);
+	while ((skb = __skb_dequeue(&drop)))
+		ipn_drop(priv, skb, IPC_R_NOT_JOINED, true);
+}
+
 /* A join finished. Control context (rtnl, ctl_mutex). */
 void ipn_mcast_join_complete(struct ipn_priv *priv, struct ipn_mcast *mc,
 			     int status)
 {
+	int step = IPC_BSEARCH_WAIT;
 	struct ipn_ah *ah = NULL, *old = NULL;
 	struct rdma_ah_attr attr;
 	struct ipc_result r;
@@ -183,6 +224,12 @@ void ipn_mcast_join_complete(struct ipn_priv *priv, struct ipn_mcast *mc,
 	ipc_mc_join_done(&mc->st, &priv->mc_cfg, ipn_now_ms(), status,
 			 ipn_mcast_routers_usable(priv, mc->mgid), &priv->rng,
 			 &r);
+	/* No broadcast group of this scope: the core's search goes on. */
+	if (mc->is_bcast && status == -ENOENT)
+		step = ipc_bsearch_missing(&priv->bsearch,
+					   READ_ONCE(ipn_create_broadcast));
+	if (step != IPC_BSEARCH_WAIT)
+		r.actions &= ~IPC_ACT_LOG;	/* not a failure yet */
 	ipn_mcast_apply(priv, mc, &r, NULL);
 	if (mc->is_bcast)
 		link_act = ipc_link_bcast_done(&priv->link, status);
@@ -191,6 +238,8 @@ out:
 	ipn_ah_put(old);
 	if (link_act)
 		ipn_link_apply(priv, link_act);
+	if (step != IPC_BSEARCH_WAIT)
+		ipn_mcast_bcast_search(priv, mc);
 }
 
 /*
@@ -297,6 +346,21 @@ int ipn_mcast_join_bcast(struct ipn_priv *priv)
 	struct ipn_mcast *mc;
 	struct ipc_result r;
 
+	/*
+	 * A new search (the link came up, or came back after a flush that
+	 * left every group) starts at link-local scope.
+	 */
+	if (!priv->bcast) {
+		ipc_bsearch_start(&priv->bsearch);
+		if (ipn_dev_set_bcast_scope(priv, priv->bsearch.scope))
+			netdev_warn(priv->dev, "cannot go back to the link-local broadcast group\n");
+		/*
+		 * The stack's groups went with the link (LEAVE_ALL) and its
+		 * list has not changed since: diff it again. They wait
+		 * (HELD) for the broadcast group's parameters.
+		 */
+		mod_delayed_work(priv->wq, &priv->rx_mode_work, 0);
+	}
 	spin_lock_bh(&priv->lock);
 	mc = ipn_mcast_get(priv, priv->ifid.bcast_gid, IPC_SCOPE_LINK);
 	if (!mc) {
@@ -364,7 +428,11 @@ void ipn_mcast_rx_mode_work(struct work_struct *work)
 	unsigned int n = 0, i, wrong = 0;
 	bool retry = false;
 	struct ipc_result r;
-	u8 (*mgids)[IPC_GID_LEN];
+	struct ipn_rx_group {
+		u8 mgid[IPC_GID_LEN];
+		bool held;
+	} *mgids;
+	bool umcast;
 	u64 now;
 
 	rtnl_lock();
@@ -374,7 +442,7 @@ void ipn_mcast_rx_mode_work(struct work_struct *work)
 
 	netif_addr_lock_bh(dev);
 	mgids = ipn_fault() ? NULL :
-		kmalloc_array(netdev_mc_count(dev) ?: 1, IPC_GID_LEN,
+		kmalloc_array(netdev_mc_count(dev) ?: 1, sizeof(*mgids),
 			      GFP_ATOMIC);
 	if (mgids) {
 		netdev_for_each_mc_addr(ha, dev) {
@@ -384,7 +452,7 @@ void ipn_mcast_rx_mode_work(struct work_struct *work)
 				wrong++;
 				continue;
 			}
-			memcpy(mgids[n++], ha->addr + 4, IPC_GID_LEN);
+			memcpy(mgids[n++].mgid, ha->addr + 4, IPC_GID_LEN);
 		}
 	}
 	netif_addr_unlock_bh(dev);
@@ -398,14 +466,32 @@ void ipn_mcast_rx_mode_work(struct work_struct *work)
 				     dev->name, wrong);
 	}
 
+	/*
+	 * umcast, as in ib_ipoib: a group that the port already has a
+	 * membership of, made by another user (an application joined it
+	 * through ib_ucma and attached its own QP), is left to that user:
+	 * the stack's address is not joined again. Asked outside priv->lock.
+	 */
+	umcast = READ_ONCE(priv->umcast) && priv->ops->group_held;
+	for (i = 0; i < n; i++)
+		mgids[i].held = umcast &&
+				priv->ops->group_held(priv, mgids[i].mgid);
+
 	now = ipn_now_ms();
 	spin_lock_bh(&priv->lock);
 	list_for_each_entry(mc, &priv->mcasts, list)
 		mc->seen = false;
 	for (i = 0; i < n; i++) {
-		if (!memcmp(mgids[i], priv->ifid.bcast_gid, IPC_GID_LEN))
+		if (!memcmp(mgids[i].mgid, priv->ifid.bcast_gid, IPC_GID_LEN))
 			continue;
-		mc = ipn_mcast_get(priv, mgids[i], IPC_SCOPE_LINK);
+		mc = ipn_mcast_find(priv, mgids[i].mgid);
+		/* The membership the port has may be our own. */
+		if (mgids[i].held && !(mc && (mc->st.want & IPC_JOIN_FULL))) {
+			netdev_dbg(dev, "umcast: %pI6c is held by another user\n",
+				   mgids[i].mgid);
+			continue;
+		}
+		mc = mc ?: ipn_mcast_get(priv, mgids[i].mgid, IPC_SCOPE_LINK);
 		if (!mc) {
 			retry = true;
 			continue;

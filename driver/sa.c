@@ -13,6 +13,8 @@
 #include "ipoib_ng.h"
 
 #define IPN_SA_TIMEOUT_MS 1000
+/* 0x0b1b, the Q_Key SMs give IPoIB groups, made controlled (s4.1). */
+#define IPN_BCAST_CREATE_QKEY 0x80000b1bU
 
 struct ib_sa_client ipn_sa_client;
 
@@ -53,6 +55,13 @@ static int ipn_sa_ib_mc_ah_attr(struct ipn_priv *priv,
 					IB_GID_TYPE_IB, attr);
 }
 
+static int ipn_sa_ib_get_mcmember_rec(struct ipn_priv *priv, const u8 *mgid,
+				      struct ib_sa_mcmember_rec *rec)
+{
+	return ib_sa_get_mcmember_rec(priv->ca, priv->port,
+				      (union ib_gid *)mgid, rec);
+}
+
 const struct ipn_sa_ops ipn_sa_ib = {
 	.path_rec_get = ipn_sa_ib_path_rec_get,
 	.cancel_query = ib_sa_cancel_query,
@@ -60,6 +69,7 @@ const struct ipn_sa_ops ipn_sa_ib = {
 	.free_multicast = ib_sa_free_multicast,
 	.path_ah_attr = ipn_sa_ib_path_ah_attr,
 	.mc_ah_attr = ipn_sa_ib_mc_ah_attr,
+	.get_mcmember_rec = ipn_sa_ib_get_mcmember_rec,
 };
 
 /* ------------------------------------------------------------------ */
@@ -200,6 +210,21 @@ static int ipn_ib_join(struct ipn_priv *priv, struct ipn_mcast *mc, int type)
 			IB_SA_MCMEMBER_REC_HOP_LIMIT |
 			IB_SA_MCMEMBER_REC_RATE_SELECTOR |
 			IB_SA_MCMEMBER_REC_RATE;
+	} else if (priv->bsearch.creating) {
+		/*
+		 * No broadcast group anywhere and create_broadcast set: make
+		 * the link-local one (RFC 4391 s4.1) with a controlled Q_Key
+		 * (high bit set, RECOMMENDED), our port's MTU but at most
+		 * 2048 (every HCA has it), SL 0; the SA picks the rate.
+		 */
+		rec.qkey = cpu_to_be32(IPN_BCAST_CREATE_QKEY);
+		rec.mtu_selector = IB_SA_EQ;
+		rec.mtu = min_t(int, ib_mtu_int_to_enum(ipn_port_ib_mtu(priv)),
+				IB_MTU_2048);
+		mask |= IB_SA_MCMEMBER_REC_QKEY | IB_SA_MCMEMBER_REC_MTU_SELECTOR |
+			IB_SA_MCMEMBER_REC_MTU | IB_SA_MCMEMBER_REC_TRAFFIC_CLASS |
+			IB_SA_MCMEMBER_REC_SL | IB_SA_MCMEMBER_REC_FLOW_LABEL |
+			IB_SA_MCMEMBER_REC_HOP_LIMIT;
 	}
 	spin_lock_bh(&priv->lock);
 	mc->sa_pending = true;
@@ -263,6 +288,17 @@ static void ipn_ib_detach(struct ipn_priv *priv, struct ipn_mcast *mc)
 		priv->bcast_rec_valid = false;
 }
 
+/*
+ * ib_sa keeps one membership per group and port for all its users: an
+ * application that joined through ib_ucma shows there as well as we do.
+ */
+static bool ipn_ib_group_held(struct ipn_priv *priv, const u8 *mgid)
+{
+	struct ib_sa_mcmember_rec rec;
+
+	return priv->sa->get_mcmember_rec(priv, mgid, &rec) == 0;
+}
+
 const struct ipn_backend_ops ipn_ib_ops = {
 	.name = "infiniband",
 	.join = ipn_ib_join,
@@ -272,4 +308,5 @@ const struct ipn_backend_ops ipn_ib_ops = {
 	.detach = ipn_ib_detach,
 	.path_query = ipn_ib_path_query,
 	.path_cancel = ipn_ib_path_cancel,
+	.group_held = ipn_ib_group_held,
 };

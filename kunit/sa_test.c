@@ -19,6 +19,8 @@
 #include <linux/delay.h>
 #include <linux/etherdevice.h>
 #include <linux/ip.h>
+#include <linux/igmp.h>
+#include <linux/inetdevice.h>
 #include <net/addrconf.h>
 #include <rdma/ib_addr.h>
 #include "ipoib_ng.h"
@@ -52,6 +54,8 @@ static struct {
 	int next_id;
 	int path_calls, cancels, join_calls, frees;
 	int path_ret;			/* != 0: path_rec_get fails with it */
+	u8 user_mgid[16];		/* a group another user holds */
+	bool user_held;
 } kt_sa;
 
 static int kt_path_rec_get(struct ipn_priv *priv, struct sa_path_rec *rec,
@@ -171,6 +175,27 @@ static int kt_mc_ah_attr(struct ipn_priv *priv, struct ib_sa_mcmember_rec *rec,
 	return 0;
 }
 
+/*
+ * As ib_sa_get_mcmember_rec(): any membership of the port, another
+ * user's (user_mgid) or one of ours (a join not freed).
+ */
+static int kt_get_mcmember_rec(struct ipn_priv *priv, const u8 *mgid,
+			       struct ib_sa_mcmember_rec *rec)
+{
+	struct kt_join *j;
+	int ret = -EADDRNOTAVAIL;
+
+	spin_lock_bh(&kt_sa.lock);
+	if (kt_sa.user_held && !memcmp(kt_sa.user_mgid, mgid, 16))
+		ret = 0;
+	list_for_each_entry(j, &kt_sa.joins, list)
+		if (!memcmp(j->req.mgid.raw, mgid, 16))
+			ret = 0;
+	spin_unlock_bh(&kt_sa.lock);
+	memset(rec, 0, sizeof(*rec));
+	return ret;
+}
+
 static const struct ipn_sa_ops kt_sa_ops = {
 	.path_rec_get = kt_path_rec_get,
 	.cancel_query = kt_cancel_query,
@@ -178,6 +203,7 @@ static const struct ipn_sa_ops kt_sa_ops = {
 	.free_multicast = kt_free_multicast,
 	.path_ah_attr = kt_path_ah_attr,
 	.mc_ah_attr = kt_mc_ah_attr,
+	.get_mcmember_rec = kt_get_mcmember_rec,
 };
 
 /* ------------------------------------------------------------------ */
@@ -248,6 +274,7 @@ static int kt_answer_join(const u8 *mgid, int status, u32 qkey, u8 mtu)
 	return 0;
 }
 
+/* Memberships not freed, of mgid (NULL: of any group). */
 static int kt_count_joins(const u8 *mgid)
 {
 	struct kt_join *j;
@@ -255,7 +282,7 @@ static int kt_count_joins(const u8 *mgid)
 
 	spin_lock_bh(&kt_sa.lock);
 	list_for_each_entry(j, &kt_sa.joins, list)
-		n += !memcmp(j->req.mgid.raw, mgid, 16);
+		n += !mgid || !memcmp(j->req.mgid.raw, mgid, 16);
 	spin_unlock_bh(&kt_sa.lock);
 	return n;
 }
@@ -321,6 +348,8 @@ static int kt_init(struct kunit *test)
 	kt_sa.join_calls = 0;
 	kt_sa.frees = 0;
 	kt_sa.path_ret = 0;
+	kt_sa.user_held = false;
+	ipn_create_broadcast = false;
 	kt_sa.wq = alloc_workqueue("ipn_kt_sa", 0, 0);
 	KUNIT_ASSERT_NOT_NULL(test, kt_sa.wq);
 
@@ -484,6 +513,268 @@ static void sa_bcast_enetreset_rejoins(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000, kt_mc_state(priv, bgid) ==
 					IPC_MC_JOINED));
 	KUNIT_EXPECT_TRUE(test, netif_carrier_ok(priv->dev));
+}
+
+/*
+ * Each port event kind, as ib_core delivers it, reaches the flush level the
+ * core gives it (ib_ipoib's flush light/normal/heavy): LIGHT (SM change,
+ * client reregister, GID change) rejoins with the carrier kept; NORMAL and
+ * HEAVY (LID change, P_Key change, port error, port active) take the link
+ * down, memberships freed and carrier off, and up again with a new
+ * broadcast join. The port stays ACTIVE with its P_Key in rxe's cache, as
+ * after a transient event; the address does not move.
+ */
+static void sa_event_kinds(struct kunit *test)
+{
+	static const struct {
+		enum ib_event_type type;
+		bool link_down;
+	} evs[] = {
+		{ IB_EVENT_SM_CHANGE, false },
+		{ IB_EVENT_CLIENT_REREGISTER, false },
+		{ IB_EVENT_GID_CHANGE, false },
+		{ IB_EVENT_LID_CHANGE, true },
+		{ IB_EVENT_PKEY_CHANGE, true },
+		{ IB_EVENT_PORT_ERR, true },
+		{ IB_EVENT_PORT_ACTIVE, true },
+	};
+	struct ipn_priv *priv = ((struct kt_ctx *)test->priv)->priv;
+	struct net_device *dev = priv->dev;
+	const u8 *bgid = priv->ifid.bcast_gid;
+	static const u8 ip_group[4] = { 224, 1, 2, 8 };
+	u8 addr[IPC_ADDR_LEN], group[16], hw[IPC_ADDR_LEN];
+	int i, calls, frees;
+
+	kt_join_bcast(test, priv);
+	memcpy(addr, dev->dev_addr, IPC_ADDR_LEN);
+	ipc_mgid_from_ipv4(ip_group, bgid, group);
+	ipn_kunit_mc_addr(hw, group);
+	KUNIT_ASSERT_EQ(test, dev_mc_add(dev, hw), 0);
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_count_joins(group) > 0));
+	KUNIT_ASSERT_EQ(test, kt_answer_join(group, 0, KT_QKEY, IB_MTU_2048), 0);
+	for (i = 0; i < ARRAY_SIZE(evs); i++) {
+		struct ib_event ev = {
+			.device = priv->ca,
+			.event = evs[i].type,
+			.element.port_num = priv->port,
+		};
+		const char *name = ib_event_msg(evs[i].type);
+
+		calls = kt_sa.join_calls;
+		frees = kt_sa.frees;
+		priv->event_handler.handler(&priv->event_handler, &ev);
+		KUNIT_EXPECT_TRUE_MSG(test, kt_wait(priv, 5000,
+						    kt_sa.join_calls > calls &&
+						    kt_count_joins(bgid) > 0),
+				      "%s: no broadcast rejoin", name);
+		if (evs[i].link_down) {
+			KUNIT_EXPECT_FALSE_MSG(test, netif_carrier_ok(dev),
+					       "%s: carrier kept", name);
+			KUNIT_EXPECT_GT_MSG(test, kt_sa.frees, frees,
+					    "%s: membership not freed", name);
+		} else {
+			KUNIT_EXPECT_TRUE_MSG(test, netif_carrier_ok(dev),
+					      "%s: carrier dropped", name);
+		}
+		KUNIT_ASSERT_EQ(test, kt_answer_join(bgid, 0, KT_QKEY,
+						     IB_MTU_2048), 0);
+		KUNIT_EXPECT_TRUE_MSG(test, kt_wait(priv, 2000,
+						    netif_carrier_ok(dev) &&
+						    kt_mc_state(priv, bgid) ==
+						    IPC_MC_JOINED),
+				      "%s: link not back", name);
+		KT_EXPECT_MEMEQ(test, dev->dev_addr, addr, IPC_ADDR_LEN);
+		/* The stack's group is asked for again, and joins. */
+		KUNIT_EXPECT_TRUE_MSG(test, kt_wait(priv, 2000,
+						    kt_mc_state(priv, group) ==
+						    IPC_MC_JOINING),
+				      "%s: stack group not rejoined", name);
+		KUNIT_EXPECT_EQ(test, kt_answer_join(group, 0, KT_QKEY,
+						     IB_MTU_2048), 0);
+		KUNIT_EXPECT_TRUE_MSG(test, kt_wait(priv, 2000,
+						    kt_mc_state(priv, group) ==
+						    IPC_MC_JOINED),
+				      "%s: stack group not joined", name);
+	}
+	KUNIT_EXPECT_EQ(test, dev_mc_del(dev, hw), 0);
+}
+
+/* Deliver a P_Key change event for priv's port, as ib_core does. */
+static void kt_pkey_event(struct ipn_priv *priv)
+{
+	struct ib_event ev = {
+		.device = priv->ca,
+		.event = IB_EVENT_PKEY_CHANGE,
+		.element.port_num = priv->port,
+	};
+
+	priv->event_handler.handler(&priv->event_handler, &ev);
+}
+
+/*
+ * Make the interface's P_Key absent from, or present in, the port's table.
+ * rxe's table is fixed (0xffff only): the key the interface looks for is
+ * changed instead, which ipn_port_state() cannot tell from the SM editing
+ * the table. Under rtnl, as the flush work reads it.
+ */
+static void kt_pkey_in_table(struct ipn_priv *priv, bool present)
+{
+	rtnl_lock();
+	WRITE_ONCE(priv->wire_pkey, present ? IPC_PKEY_DEFAULT : 0x8123);
+	rtnl_unlock();
+}
+
+/*
+ * A P_Key missing from the port table keeps the carrier off, with no join
+ * asked; when it appears the interface comes up by itself. Deleted and
+ * re-added at the same index (ib_ipoib's known bug: it only looks for a
+ * changed index), the link goes down and comes back up.
+ */
+static void sa_pkey_appears(struct kunit *test)
+{
+	struct ipn_priv *priv = ((struct kt_ctx *)test->priv)->priv;
+	struct net_device *dev = priv->dev;
+	const u8 *bgid = priv->ifid.bcast_gid;
+	int calls, frees, round;
+
+	rtnl_lock();
+	dev_close(dev);
+	rtnl_unlock();
+	KUNIT_ASSERT_EQ(test, kt_count_joins(bgid), 0);
+	kt_pkey_in_table(priv, false);
+	calls = kt_sa.join_calls;
+	KUNIT_ASSERT_EQ(test, ipn_kunit_open(priv), 0);
+	kt_settle(priv);
+	KUNIT_EXPECT_FALSE(test, netif_carrier_ok(dev));
+	KUNIT_EXPECT_EQ(test, kt_sa.join_calls, calls);
+
+	for (round = 0; round < 2; round++) {
+		/* The P_Key appears (again, at the same index 0). */
+		kt_pkey_in_table(priv, true);
+		kt_pkey_event(priv);
+		KUNIT_ASSERT_TRUE(test, kt_wait(priv, 5000,
+						kt_count_joins(bgid) > 0));
+		KUNIT_ASSERT_EQ(test, kt_answer_join(bgid, 0, KT_QKEY,
+						     IB_MTU_2048), 0);
+		KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000,
+						netif_carrier_ok(dev)));
+		KUNIT_EXPECT_EQ(test, priv->pkey_index, 0);
+		if (round)
+			break;
+		/* Deleted: down, the membership left, no join asked. */
+		frees = kt_sa.frees;
+		kt_pkey_in_table(priv, false);
+		kt_pkey_event(priv);
+		KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000,
+						!netif_carrier_ok(dev) &&
+						kt_sa.frees > frees));
+		kt_settle(priv);
+		/* No membership asked for: no group can join without it. */
+		KUNIT_EXPECT_EQ(test, kt_count_joins(NULL), 0);
+	}
+}
+
+/* mgid with the scope (low nibble of byte 1) replaced. */
+static void kt_scoped(u8 *out, const u8 *mgid, u8 scope)
+{
+	memcpy(out, mgid, 16);
+	out[1] = (out[1] & 0xf0) | scope;
+}
+
+/*
+ * RFC 4391 s4.1, link-multicast draft: no link-local broadcast group (the
+ * SA rejects the join), so the site-local one is tried next, and found.
+ * dev->broadcast takes its scope, and so does every IP group: a group the
+ * stack joined during the search is remapped and joined with scope 5.
+ */
+static void sa_bcast_scope_search(struct kunit *test)
+{
+	struct ipn_priv *priv = ((struct kt_ctx *)test->priv)->priv;
+	struct net_device *dev = priv->dev;
+	static const u8 ip_group[4] = { 224, 1, 2, 7 };
+	u8 link[16], site[16], group2[16], group5[16];
+	struct in_device *in_dev;
+	u64 failures;
+
+	memcpy(link, priv->ifid.bcast_gid, 16);
+	KUNIT_ASSERT_EQ(test, link[1], 0x12);
+	kt_scoped(site, link, 0x5);
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_count_joins(link) > 0));
+	rtnl_lock();
+	in_dev = __in_dev_get_rtnl(dev);
+	if (in_dev)
+		ip_mc_inc_group(in_dev, *(const __be32 *)ip_group);
+	rtnl_unlock();
+	KUNIT_ASSERT_NOT_NULL(test, in_dev);
+	ipc_mgid_from_ipv4(ip_group, link, group2);
+	ipc_mgid_from_ipv4(ip_group, site, group5);
+
+	failures = ipn_stat(priv, mc_failures);
+	KUNIT_ASSERT_EQ(test, kt_answer_join(link, -EINVAL, 0, 0), 0);
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000, kt_count_joins(site) > 0));
+	KUNIT_EXPECT_EQ(test, kt_count_joins(link), 0);
+	KUNIT_EXPECT_EQ(test, dev->broadcast[5], 0x15);
+	KT_EXPECT_MEMEQ(test, priv->ifid.bcast_gid, site, 16);
+	KUNIT_EXPECT_FALSE(test, netif_carrier_ok(dev));
+	KUNIT_EXPECT_EQ(test, ipn_stat(priv, mc_failures), failures + 1);
+
+	KUNIT_ASSERT_EQ(test, kt_answer_join(site, 0, KT_QKEY, IB_MTU_2048), 0);
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000, netif_carrier_ok(dev)));
+	KUNIT_EXPECT_EQ(test, kt_mc_state(priv, site), IPC_MC_JOINED);
+	/* The stack's group, remapped to the new scope, joins with it. */
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000,
+					kt_count_joins(group5) == 1));
+	KUNIT_EXPECT_EQ(test, kt_count_joins(group2), 0);
+
+	rtnl_lock();
+	ip_mc_dec_group(in_dev, *(const __be32 *)ip_group);
+	rtnl_unlock();
+}
+
+/*
+ * No broadcast group in any scope, and create_broadcast set: the
+ * link-local one is created, with the creation parameters and a
+ * controlled Q_Key (RFC 4391 s4.1), which the interface then uses.
+ */
+static void sa_bcast_create(struct kunit *test)
+{
+	struct ipn_priv *priv = ((struct kt_ctx *)test->priv)->priv;
+	static const u8 scopes[] = { 0x2, 0x5, 0x8, 0xe };
+	u8 link[16], mgid[16];
+	struct kt_join *j;
+	int i;
+
+	ipn_create_broadcast = true;
+	memcpy(link, priv->ifid.bcast_gid, 16);
+	for (i = 0; i < ARRAY_SIZE(scopes); i++) {
+		kt_scoped(mgid, link, scopes[i]);
+		KUNIT_ASSERT_TRUE_MSG(test, kt_wait(priv, 2000,
+						    kt_count_joins(mgid) > 0),
+				      "no join of scope %x", scopes[i]);
+		spin_lock_bh(&kt_sa.lock);
+		j = kt_find_join(mgid);
+		/* Looking, not creating: no Q_Key offered. */
+		KUNIT_EXPECT_FALSE(test, j->mask & IB_SA_MCMEMBER_REC_QKEY);
+		spin_unlock_bh(&kt_sa.lock);
+		KUNIT_ASSERT_EQ(test, kt_answer_join(mgid, -EINVAL, 0, 0), 0);
+	}
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_count_joins(link) > 0));
+	spin_lock_bh(&kt_sa.lock);
+	j = kt_find_join(link);
+	KUNIT_EXPECT_TRUE(test, j->mask & IB_SA_MCMEMBER_REC_QKEY);
+	KUNIT_EXPECT_TRUE(test, j->mask & IB_SA_MCMEMBER_REC_SL);
+	KUNIT_EXPECT_TRUE(test, j->mask & IB_SA_MCMEMBER_REC_MTU);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(j->req.qkey), 0x80000b1bU);
+	KUNIT_EXPECT_LE(test, j->req.mtu, IB_MTU_2048);
+	KUNIT_EXPECT_EQ(test, j->req.join_state, IPC_JOIN_FULL);
+	spin_unlock_bh(&kt_sa.lock);
+	KUNIT_ASSERT_EQ(test, kt_answer_join(link, 0, 0x80000b1bU,
+					     IB_MTU_2048), 0);
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000,
+					netif_carrier_ok(priv->dev)));
+	KUNIT_EXPECT_EQ(test, priv->qkey, 0x80000b1bU);
+	KUNIT_EXPECT_EQ(test, priv->dev->broadcast[5], 0x12);
+	ipn_create_broadcast = false;
 }
 
 static const u8 kt_peer_gid[16] = { 0xfe, 0x80, [8] = 0x02, [15] = 0x42 };
@@ -712,6 +1003,71 @@ static void sa_rx_mode_diff(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, kt_mc_state(priv, mgid) < 0 ||
 			  kt_mc_state(priv, mgid) == IPC_MC_IDLE);
 	KUNIT_EXPECT_EQ(test, dev_mc_del(dev, hw_other), 0);
+}
+
+/*
+ * umcast (sysfs/netlink, as ib_ipoib's): a stack group that another user
+ * of the port already holds at the SA is not joined; one that nobody
+ * holds is; a group this interface holds itself (ib_sa reports it too)
+ * stays joined on the next diff. Without umcast, every group is joined.
+ */
+static void sa_umcast(struct kunit *test)
+{
+	struct ipn_priv *priv = ((struct kt_ctx *)test->priv)->priv;
+	struct net_device *dev = priv->dev;
+	static const u8 ip_user[4] = { 224, 1, 2, 4 };
+	static const u8 ip_free[4] = { 224, 1, 2, 5 };
+	static const u8 ip_more[4] = { 224, 1, 2, 6 };
+	u8 user[16], free[16], more[16], hw_user[20], hw_free[20], hw_more[20];
+	int frees;
+
+	kt_join_bcast(test, priv);
+	ipc_mgid_from_ipv4(ip_user, priv->ifid.bcast_gid, user);
+	ipc_mgid_from_ipv4(ip_free, priv->ifid.bcast_gid, free);
+	ipc_mgid_from_ipv4(ip_more, priv->ifid.bcast_gid, more);
+	ipn_kunit_mc_addr(hw_user, user);
+	ipn_kunit_mc_addr(hw_free, free);
+	ipn_kunit_mc_addr(hw_more, more);
+	memcpy(kt_sa.user_mgid, user, 16);
+	kt_sa.user_held = true;
+
+	/* umcast 0: the user's group is joined all the same. */
+	KUNIT_ASSERT_EQ(test, dev_mc_add(dev, hw_user), 0);
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_count_joins(user) == 1));
+	KUNIT_ASSERT_EQ(test, kt_answer_join(user, 0, KT_QKEY, IB_MTU_2048), 0);
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000, kt_mc_state(priv, user) ==
+					IPC_MC_JOINED));
+	frees = kt_sa.frees;
+	KUNIT_ASSERT_EQ(test, dev_mc_del(dev, hw_user), 0);
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000, kt_sa.frees == frees + 1));
+
+	WRITE_ONCE(priv->umcast, true);
+	KUNIT_ASSERT_EQ(test, dev_mc_add(dev, hw_user), 0);
+	KUNIT_ASSERT_EQ(test, dev_mc_add(dev, hw_free), 0);
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_count_joins(free) == 1));
+	kt_settle(priv);
+	KUNIT_EXPECT_EQ(test, kt_count_joins(user), 0);
+	KUNIT_EXPECT_TRUE(test, kt_mc_state(priv, user) < 0 ||
+			  kt_mc_state(priv, user) == IPC_MC_IDLE);
+	KUNIT_ASSERT_EQ(test, kt_answer_join(free, 0, KT_QKEY, IB_MTU_2048), 0);
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000, kt_mc_state(priv, free) ==
+					IPC_MC_JOINED));
+
+	/* Another diff: our own membership is not mistaken for a user's. */
+	frees = kt_sa.frees;
+	KUNIT_ASSERT_EQ(test, dev_mc_add(dev, hw_more), 0);
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_count_joins(more) == 1));
+	KUNIT_ASSERT_EQ(test, kt_answer_join(more, 0, KT_QKEY, IB_MTU_2048), 0);
+	kt_settle(priv);
+	KUNIT_EXPECT_EQ(test, kt_sa.frees, frees);
+	KUNIT_EXPECT_EQ(test, kt_mc_state(priv, free), IPC_MC_JOINED);
+	KUNIT_EXPECT_EQ(test, kt_count_joins(user), 0);
+
+	KUNIT_EXPECT_EQ(test, dev_mc_del(dev, hw_user), 0);
+	KUNIT_EXPECT_EQ(test, dev_mc_del(dev, hw_free), 0);
+	KUNIT_EXPECT_EQ(test, dev_mc_del(dev, hw_more), 0);
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000, kt_count_joins(free) == 0 &&
+					kt_count_joins(more) == 0));
 }
 
 /*
@@ -1085,6 +1441,10 @@ static struct kunit_case ipn_sa_cases[] = {
 	KUNIT_CASE(sa_bcast_join),
 	KUNIT_CASE(sa_bcast_join_timeout_retries),
 	KUNIT_CASE(sa_bcast_enetreset_rejoins),
+	KUNIT_CASE(sa_event_kinds),
+	KUNIT_CASE(sa_pkey_appears),
+	KUNIT_CASE(sa_bcast_scope_search),
+	KUNIT_CASE(sa_bcast_create),
 	KUNIT_CASE(sa_path_query),
 	KUNIT_CASE(sa_path_timeout),
 	KUNIT_CASE(sa_path_start_fails),
@@ -1092,6 +1452,7 @@ static struct kunit_case ipn_sa_cases[] = {
 	KUNIT_CASE(sa_path_qpn_change),
 	KUNIT_CASE(sa_path_idle_freed),
 	KUNIT_CASE(sa_rx_mode_diff),
+	KUNIT_CASE(sa_umcast),
 	KUNIT_CASE(sa_groups_wait_for_bcast),
 	KUNIT_CASE(sa_tx_decisions),
 	KUNIT_CASE(sa_faults_after_answers),

@@ -620,6 +620,29 @@ ipc_u32 ipc_link_port_state(struct ipc_link *l, int active, int pkey_present);
 ipc_u32 ipc_link_bcast_done(struct ipc_link *l, int status);
 ipc_u32 ipc_link_event(struct ipc_link *l, int event);
 
+/*
+ * The search for the broadcast group (RFC 4391 s4.1: "searching for a
+ * broadcast-GID of ever greater scope by first starting with the local
+ * scope"; the link-multicast draft: "SHOULD always look for a MGID of a
+ * link-local scope first"): link-local, site, organization, global. Each
+ * time the SA says the group of s->scope does not exist, ask for the next
+ * step. After the widest scope, the link-local group is created if the
+ * administrator allows it, else the search starts over after the group
+ * machine's backoff.
+ */
+enum ipc_bsearch_step {
+	IPC_BSEARCH_TRY = 0,	/* join the group of s->scope now */
+	IPC_BSEARCH_CREATE,	/* join s->scope (link-local), creating it */
+	IPC_BSEARCH_WAIT,	/* none: s->scope is link-local again, retry later */
+};
+struct ipc_bsearch {
+	ipc_u8 scope;		/* the broadcast-GID's scop bits now */
+	ipc_u8 creating;	/* the current join carries creation parameters */
+	ipc_u8 pad[2];
+};
+void ipc_bsearch_start(struct ipc_bsearch *s);
+int ipc_bsearch_missing(struct ipc_bsearch *s, int create_allowed);
+
 #ifdef __cplusplus
 }
 #endif

@@ -112,10 +112,41 @@ u32 link_commit(struct ipc_link *l, u32 act)
 	return act;
 }
 
+/* s4.1 / link-multicast draft: link-local first, then ever wider. */
+constexpr u8 bsearch_scopes[] = { 0x2, 0x5, 0x8, 0xe };
+static_assert(bsearch_scopes[0] == IPC_SCOPE_LINK, "link-local first");
+
 } // namespace
 } // namespace ipc
 
 using namespace ipc;
+
+extern "C" void ipc_bsearch_start(struct ipc_bsearch *s)
+{
+	mem_zero(s, sizeof(*s));
+	s->scope = IPC_SCOPE_LINK;
+}
+
+extern "C" int ipc_bsearch_missing(struct ipc_bsearch *s, int create_allowed)
+{
+	constexpr size_t n = sizeof(bsearch_scopes);
+	size_t i = 0;
+
+	while (i < n && bsearch_scopes[i] != s->scope)
+		i++;
+	if (!s->creating && i + 1 < n) {
+		s->scope = bsearch_scopes[i + 1];
+		return IPC_BSEARCH_TRY;
+	}
+	s->scope = IPC_SCOPE_LINK;
+	/* Create once per search: a refused creation waits like a miss. */
+	if (create_allowed && !s->creating) {
+		s->creating = 1;
+		return IPC_BSEARCH_CREATE;
+	}
+	s->creating = 0;
+	return IPC_BSEARCH_WAIT;
+}
 
 extern "C" void ipc_link_init(struct ipc_link *l)
 {

@@ -243,4 +243,51 @@ TEST(link, stop_before_any_join_has_nothing_to_leave)
 	EXPECT_EQ(t.l.admin_up, 0);
 }
 
+
+TEST(bsearch, link_local_first_then_ever_wider_rfc4391_s4_1)
+{
+	struct ipc_bsearch s;
+
+	ipc_bsearch_start(&s);
+	EXPECT_EQ(s.scope, IPC_SCOPE_LINK);
+	for (uint8_t wider : { 0x5, 0x8, 0xe }) {
+		EXPECT_EQ(ipc_bsearch_missing(&s, 0), IPC_BSEARCH_TRY);
+		EXPECT_EQ(s.scope, wider);
+	}
+	/* Nothing anywhere, no creation: start over at link-local, later. */
+	EXPECT_EQ(ipc_bsearch_missing(&s, 0), IPC_BSEARCH_WAIT);
+	EXPECT_EQ(s.scope, IPC_SCOPE_LINK);
+	EXPECT_EQ(s.creating, 0);
+	EXPECT_EQ(ipc_bsearch_missing(&s, 0), IPC_BSEARCH_TRY);
+	EXPECT_EQ(s.scope, 0x5);
+}
+
+TEST(bsearch, creates_link_local_once_when_allowed)
+{
+	struct ipc_bsearch s;
+
+	ipc_bsearch_start(&s);
+	for (int i = 0; i < 3; i++)
+		EXPECT_EQ(ipc_bsearch_missing(&s, 1), IPC_BSEARCH_TRY);
+	EXPECT_EQ(ipc_bsearch_missing(&s, 1), IPC_BSEARCH_CREATE);
+	EXPECT_EQ(s.scope, IPC_SCOPE_LINK); /* s4.1: 0x2 RECOMMENDED */
+	EXPECT_EQ(s.creating, 1);
+	/* The SA refused the creation: wait, then search again. */
+	EXPECT_EQ(ipc_bsearch_missing(&s, 1), IPC_BSEARCH_WAIT);
+	EXPECT_EQ(s.scope, IPC_SCOPE_LINK);
+	EXPECT_EQ(s.creating, 0);
+	EXPECT_EQ(ipc_bsearch_missing(&s, 1), IPC_BSEARCH_TRY);
+	EXPECT_EQ(s.scope, 0x5);
+}
+
+TEST(bsearch, an_unknown_scope_restarts_at_link_local)
+{
+	struct ipc_bsearch s;
+
+	ipc_bsearch_start(&s);
+	s.scope = 0x3;
+	EXPECT_EQ(ipc_bsearch_missing(&s, 0), IPC_BSEARCH_WAIT);
+	EXPECT_EQ(s.scope, IPC_SCOPE_LINK);
+}
+
 } // namespace
