@@ -389,7 +389,8 @@ bool ipn_dev_reread_gid(struct ipn_priv *priv)
 	memcpy(old, dev->dev_addr, sizeof(old));
 	priv->sgid_index = index;
 	if (ipn_dev_set_hwaddr(priv)) {
-		netdev_warn(dev, "cannot read GID index %d of the port\n", index);
+		/* The table is being rewritten: its next GID_CHANGE follows. */
+		netdev_dbg(dev, "cannot read GID index %d of the port\n", index);
 		return false;
 	}
 	return memcmp(old, dev->dev_addr, sizeof(old)) != 0;
@@ -411,10 +412,15 @@ void ipn_dev_addr_changed(struct ipn_priv *priv)
 	call_netdevice_notifiers(NETDEV_CHANGEADDR, dev);
 	if (!netif_running(dev))
 		return;
+	/*
+	 * Now if the link can carry it, and again at the next carrier-up
+	 * (ipn_netdev_event()): a GID changes while its port goes down or
+	 * comes up (a RoCE netdev's MAC changes with the port down), and an
+	 * announcement sent meanwhile is lost with the port's queues.
+	 */
+	priv->notify_peers = true;
 	if (netif_carrier_ok(dev) && !qdisc_tx_changing(dev))
 		__netdev_notify_peers(dev);
-	else
-		priv->notify_peers = true;	/* see ipn_netdev_event() */
 }
 
 /*
