@@ -456,10 +456,10 @@ int ipn_dev_set_bcast_scope(struct ipn_priv *priv, u8 scope)
 }
 
 /*
- * An address that changed while the carrier was off (a RoCE port goes down
- * when its netdev's MAC changes) could not be announced then: the qdisc
- * drops everything until linkwatch activates it again, and linkwatch then
- * sends NETDEV_CHANGE. rtnl held.
+ * The announcement of a new address, again at the first carrier-up after
+ * it (ipn_dev_addr_changed()): an announcement made while the carrier was
+ * off, or while the port was going down or up, is lost. Linkwatch sends
+ * NETDEV_CHANGE once the qdisc is active again. rtnl held.
  */
 static int ipn_netdev_event(struct notifier_block *nb, unsigned long event,
 			    void *ptr)

@@ -170,6 +170,13 @@ static int ipn_ib_join_done(int status, struct ib_sa_multicast *m)
 	return 0;	/* the membership is freed by ipn_ib_leave() */
 }
 
+/* The parameters a FullMember join gives to create its group. */
+#define IPN_SA_CREATE_MASK \
+	(IB_SA_MCMEMBER_REC_QKEY | IB_SA_MCMEMBER_REC_MTU_SELECTOR | \
+	 IB_SA_MCMEMBER_REC_MTU | IB_SA_MCMEMBER_REC_TRAFFIC_CLASS | \
+	 IB_SA_MCMEMBER_REC_SL | IB_SA_MCMEMBER_REC_FLOW_LABEL | \
+	 IB_SA_MCMEMBER_REC_HOP_LIMIT)
+
 /*
  * Every group but the broadcast one takes the broadcast group's
  * parameters (RFC 4391 s10: same P_Key, Q_Key, SL, MTU, HopLimit), so a
@@ -204,11 +211,7 @@ static int ipn_ib_join(struct ipn_priv *priv, struct ipn_mcast *mc, int type)
 		rec.hop_limit = priv->bcast_rec.hop_limit;
 		rec.rate_selector = IB_SA_EQ;
 		rec.rate = priv->bcast_rec.rate;
-		mask |= IB_SA_MCMEMBER_REC_QKEY | IB_SA_MCMEMBER_REC_MTU_SELECTOR |
-			IB_SA_MCMEMBER_REC_MTU | IB_SA_MCMEMBER_REC_TRAFFIC_CLASS |
-			IB_SA_MCMEMBER_REC_SL | IB_SA_MCMEMBER_REC_FLOW_LABEL |
-			IB_SA_MCMEMBER_REC_HOP_LIMIT |
-			IB_SA_MCMEMBER_REC_RATE_SELECTOR |
+		mask |= IPN_SA_CREATE_MASK | IB_SA_MCMEMBER_REC_RATE_SELECTOR |
 			IB_SA_MCMEMBER_REC_RATE;
 	} else if (priv->bsearch.creating) {
 		/*
@@ -221,10 +224,7 @@ static int ipn_ib_join(struct ipn_priv *priv, struct ipn_mcast *mc, int type)
 		rec.mtu_selector = IB_SA_EQ;
 		rec.mtu = min_t(int, ib_mtu_int_to_enum(ipn_port_ib_mtu(priv)),
 				IB_MTU_2048);
-		mask |= IB_SA_MCMEMBER_REC_QKEY | IB_SA_MCMEMBER_REC_MTU_SELECTOR |
-			IB_SA_MCMEMBER_REC_MTU | IB_SA_MCMEMBER_REC_TRAFFIC_CLASS |
-			IB_SA_MCMEMBER_REC_SL | IB_SA_MCMEMBER_REC_FLOW_LABEL |
-			IB_SA_MCMEMBER_REC_HOP_LIMIT;
+		mask |= IPN_SA_CREATE_MASK;
 	}
 	spin_lock_bh(&priv->lock);
 	mc->sa_pending = true;
