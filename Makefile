@@ -25,7 +25,8 @@ help:
 	@echo "make vm-check       VM scenarios over soft-RoCE (VM_SCENARIOS=...)"
 	@echo "make test-kernel    build or reuse the debug test kernel (KUnit, KASAN, lockdep, kmemleak)"
 	@echo "make kunit          the KUnit suites in a VM on the test kernel"
-	@echo "make vm-check-debug the VM scenarios on the test kernel"
+	@echo "make vm-check-debug the VM scenarios on the test kernel, in one VM"
+	@echo "make check-debug    kunit + vm-check-debug in one VM (what make check runs)"
 	@echo "make demo           IPoIB over soft-RoCE in a VM, narrated"
 	@echo "make quick          core-test + module-check (fast iteration)"
 	@echo "make check          every test (what CI runs)"
@@ -44,18 +45,21 @@ clean:
 install: module
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
 
+# A stage of `make check`, and how long it took (the 45-minute budget).
+stage = @t0=$$(date +%s); $(MAKE) $(1) || exit 1; \
+	echo "check: $(1) passed in $$(($$(date +%s) - t0)) s"
+
 # Every test. Order: cheapest first, so a broken core fails in minutes.
 check: setup
-	$(MAKE) core-check
-	$(MAKE) core-bench
-	$(MAKE) scale-model
-	$(MAKE) module-check
-	$(MAKE) dkms-check
-	$(MAKE) module
-	$(MAKE) vm-check
-	$(MAKE) test-kernel
-	$(MAKE) kunit
-	$(MAKE) vm-check-debug
+	$(call stage,core-check)
+	$(call stage,core-bench)
+	$(call stage,scale-model)
+	$(call stage,module-check)
+	$(call stage,dkms-check)
+	$(call stage,module)
+	$(call stage,vm-check)
+	$(call stage,test-kernel)
+	$(call stage,check-debug)
 	@echo "check: all passed"
 
 quick: setup

@@ -70,17 +70,25 @@ module-debug: test-kernel
 # The scenarios of vm-check but ping, whose kernel paths the others and the
 # KUnit suite ipoib_ng_roce (routed GIDs, rdma_resolve_ip) already run on
 # this kernel: under TCG the debug kernel runs about 6x slower than
-# Debian's, and kmemleak scans at the end of every scenario. A list given on
-# the command line (VM_SCENARIOS=ping) is run as given.
+# Debian's. A list given on the command line (VM_SCENARIOS=ping) is run as
+# given. They share one VM (run.sh --one-vm: one boot, one final kmemleak
+# scan, the VM reset between scenarios), results in build/vm-debug/.
 VM_SCENARIOS_DEBUG ?= $(if $(filter command line,$(origin VM_SCENARIOS)),$(VM_SCENARIOS),$(filter-out ping,$(VM_SCENARIOS)))
-VM_DEBUG_TIMEOUT ?= 900
+VM_DEBUG_TIMEOUT ?= 600
 VM_RUN_DEBUG = $(CURDIR)/tests/vm/run.sh \
 	--kernel '$(TEST_KERNEL_IMAGE)' --modules '$(TEST_KERNEL_MODULES)' \
 	--timeout $(VM_DEBUG_TIMEOUT) $(VM_FLAGS) \
 	--module '$(KMOD_DIR)/ipoib_ng.ko'
 
+.PHONY: check-debug
 vm-check-debug: module-debug
-	$(VM_RUN_DEBUG) --out $(CURDIR)/build/vm-debug $(VM_SCENARIOS_DEBUG)
+	$(VM_RUN_DEBUG) --one-vm debug --out $(CURDIR)/build/vm-debug $(VM_SCENARIOS_DEBUG)
+
+# What `make check` runs on the test kernel: the KUnit suites, then the
+# scenarios of vm-check-debug, all in one VM.
+check-debug: module-debug
+	$(VM_RUN_DEBUG) --one-vm debug --out $(CURDIR)/build/vm-debug kunit $(VM_SCENARIOS_DEBUG)
+	@cat $(CURDIR)/build/vm-debug/kunit/kunit-summary.txt
 
 # The KUnit suites (kunit/) in a VM on the test kernel: prints the counts.
 .PHONY: kunit

@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Runs inside the test VM, chrooted into the host root by init.sh, with the
-# host's bash and tools: runs one scenario under its time budget, then a
-# kmemleak scan when the kernel has one, saves dmesg, and writes the VM's
-# verdict to $VM_OUT/exitcode. That file is written last: run.sh treats its
-# absence as a failure. Lines printed on the console start with "| ".
+# host's bash and tools: runs one scenario under its time budget (or, with
+# VM_SEQUENCE from run.sh --one-vm, several in turn, each in a reset VM),
+# then a kmemleak scan when the kernel has one, saves dmesg, and writes the
+# VM's verdict to $VM_OUT/exitcode. That file is written last: run.sh
+# treats its absence as a failure. Lines printed on the console start with
+# "| ".
 #
 # usage: guest.sh VM_OUT/vm.conf
 
@@ -17,20 +19,14 @@ export VM_SCENARIO VM_SCRIPT VM_OUT VM_REPO VM_MODULE VM_TIMEOUT
 
 say() { echo "| guest: $*"; }
 
-script=$VM_SCRIPT
-if [[ ! -f $script ]]; then
-	say "no scenario $script"
-	echo 2 > "$VM_OUT/exitcode"
-	exit 2
-fi
 if [[ -n $VM_MODULE ]]; then
 	say "module $VM_MODULE: version $(modinfo -F version "$VM_MODULE" 2>&1)," \
 		"vermagic $(modinfo -F vermagic "$VM_MODULE" 2>&1)"
 fi
 
+# run_scenario SCRIPT: under its budget, in a process group of its own.
 run_scenario() {
-	# timeout puts itself and the scenario in a process group of their own.
-	timeout --kill-after=10 "$VM_TIMEOUT" bash "$script" < /dev/null &
+	timeout --kill-after=10 "$VM_TIMEOUT" bash "$1" < /dev/null &
 	local pid=$! rc
 	wait "$pid"
 	rc=$?
@@ -39,14 +35,82 @@ run_scenario() {
 	return "$rc"
 }
 
-start=$(date +%s)
-run_scenario 2>&1 | tee "$VM_OUT/$VM_SCENARIO.log" | sed -u 's/^/| /'
-rc=${PIPESTATUS[0]}
-if [[ $rc -eq 124 || $rc -eq 137 ]]; then
-	say "TIMEOUT: $VM_SCENARIO exceeded its budget of ${VM_TIMEOUT}s"
-	echo "$VM_TIMEOUT" > "$VM_OUT/timeout"
+# one NAME SCRIPT: run one scenario, its output in $VM_OUT; prints its rc.
+one() {
+	local start rc
+	start=$(date +%s)
+	run_scenario "$2" 2>&1 | tee "$VM_OUT/$1.log" | sed -u 's/^/| /' >&2
+	rc=${PIPESTATUS[0]}
+	if [[ $rc -eq 124 || $rc -eq 137 ]]; then
+		say "TIMEOUT: $1 exceeded its budget of ${VM_TIMEOUT}s" >&2
+		echo "$VM_TIMEOUT" > "$VM_OUT/timeout"
+	fi
+	echo $(($(date +%s) - start)) > "$VM_OUT/seconds"
+	say "$1 exited $rc after $(< "$VM_OUT/seconds")s" >&2
+	echo "$rc"
+}
+
+# Between two scenarios of one VM: what a fresh boot would give the next
+# one (no namespaces, links, RDMA devices, modules, rules or /tmp files of
+# the previous one).
+reset_vm() {
+	local l f pref
+	pkill -KILL -x 'iperf3|tcpdump|socat|ping|arping|ib_send_bw' 2> /dev/null
+	ip -all netns delete 2> /dev/null
+	for l in $(rdma link show 2> /dev/null | awk '{ sub(/\/.*/, "", $2); print $2 }'); do
+		rdma link delete "$l"
+	done
+	modprobe -r ipoib_ng_kunit 2> /dev/null
+	rmmod ipoib_ng 2> /dev/null
+	for l in /sys/class/net/*; do
+		[[ ${l##*/} == lo ]] || ip link delete "${l##*/}" 2> /dev/null
+	done
+	# rdma_rxe stays: reloaded in 6.1, its ports no longer send.
+	modprobe -r bonding 2> /dev/null
+	# The default rules (route_rxe_as_hosts moves "local" after its own).
+	for f in -4 -6; do
+		[[ -n $(ip "$f" rule show pref 0) ]] || ip "$f" rule add pref 0 lookup local
+		for pref in $(ip "$f" rule show | cut -d: -f1); do
+			[[ $pref == 0 || $pref == 32766 || $pref == 32767 ]] ||
+				ip "$f" rule del pref "$pref"
+		done
+	done
+	sysctl -qw net.ipv4.conf.all.accept_local=0
+	find /tmp -mindepth 1 -delete 2> /dev/null
+	! lsmod | grep -E '^ipoib_ng' >&2 || say "reset: ipoib_ng still loaded" >&2
+}
+
+rc=0
+if [[ -n ${VM_SEQUENCE:-} ]]; then
+	# run.sh --one-vm: each scenario's output in $VM_OUT/<name>/, with its
+	# own dmesg (cleared after each), exitcode and seconds.
+	base=$VM_OUT
+	for entry in $VM_SEQUENCE; do
+		name=${entry%%=*}
+		export VM_SCENARIO=$name VM_SCRIPT=${entry#*=} VM_OUT=$base/$name
+		mkdir -p "$VM_OUT"
+		echo "ipoib-ng-vm: scenario $name begins" > /dev/kmsg
+		if [[ -f $VM_SCRIPT ]]; then
+			one_rc=$(one "$name" "$VM_SCRIPT")
+		else
+			say "no scenario $VM_SCRIPT"
+			one_rc=2
+		fi
+		dmesg > "$VM_OUT/dmesg.txt"
+		dmesg -C
+		echo "$one_rc" > "$VM_OUT/exitcode"
+		[[ $rc -ne 0 ]] || rc=$one_rc
+		reset_vm
+	done
+	VM_OUT=$base
+else
+	if [[ ! -f $VM_SCRIPT ]]; then
+		say "no scenario $VM_SCRIPT"
+		echo 2 > "$VM_OUT/exitcode"
+		exit 2
+	fi
+	rc=$(one "$VM_SCENARIO" "$VM_SCRIPT")
 fi
-say "$VM_SCENARIO exited $rc after $(($(date +%s) - start))s"
 
 # Two scans: an object is reported once it has stayed unreferenced long
 # enough, so a single scan right after the scenario misses the newest leaks.

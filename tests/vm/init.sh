@@ -72,7 +72,8 @@ mount_9p hostroot /host "ro,cache=loose" || die "cannot mount the host root"
 # shellcheck disable=SC1091
 . /results/vm.conf
 
-budget=$((VM_TIMEOUT + VM_GRACE))
+# A sequence of scenarios in this one VM (run.sh --one-vm) has a budget each.
+budget=$((${VM_COUNT:-1} * VM_TIMEOUT + VM_GRACE))
 (
 	sleep "$budget"
 	say "watchdog: no result after ${budget}s; blocked tasks, then power off"
@@ -129,7 +130,7 @@ chmod 755 /sbin/modprobe
 mkdir -p "/host$VM_OUT" 2>/dev/null
 mount -o bind /results "/host$VM_OUT" || die "cannot bind the results at $VM_OUT"
 
-say "running $VM_SCENARIO (budget ${VM_TIMEOUT}s)"
+say "running $VM_SCENARIO (budget ${VM_TIMEOUT}s${VM_COUNT:+ each of $VM_COUNT})"
 chroot /host /usr/bin/env -i \
 	PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 	HOME=/tmp TERM=dumb LANG=C.UTF-8 \

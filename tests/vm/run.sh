@@ -14,6 +14,10 @@
 #   --mem SIZE      VM memory (default 2G)
 #   --smp N         VM CPUs (default 2)
 #   --append ARGS   extra kernel command line (e.g. kmemleak=on)
+#   --one-vm NAME   run the scenarios one after another in a single VM (one
+#                   boot, one final kmemleak scan), the VM reset between
+#                   them; results in DIR/NAME/ and DIR/NAME/<scenario>/
+#                   (DIR/<scenario> links there)
 #   --verbose       stream the VM console while it runs
 #   --log           print each scenario's own log after its summary line
 #
@@ -43,6 +47,7 @@ OUTBASE=$REPO/build/vm
 MEM=2G
 SMP=2
 APPEND=
+ONEVM=
 VERBOSE=0
 SHOWLOG=0
 # After the scenario: kmemleak scans (20-25 s each on a debug kernel), dmesg.
@@ -74,6 +79,7 @@ while [[ $# -gt 0 ]]; do
 	--mem) need_arg "$@"; MEM=$2; shift 2 ;;
 	--smp) need_arg "$@"; SMP=$2; shift 2 ;;
 	--append) need_arg "$@"; APPEND=$2; shift 2 ;;
+	--one-vm) need_arg "$@"; ONEVM=$2; shift 2 ;;
 	-v|--verbose) VERBOSE=1; shift ;;
 	--log) SHOWLOG=1; shift ;;
 	-h|--help) usage 0 ;;
@@ -185,34 +191,45 @@ kernel_lines() {
 	done
 }
 
-run_one() {
-	local name=${1##*/} script=$HERE/scenarios/$1.sh out start qrc reasons f
-	name=${name%.sh}
-	out=$OUTBASE/$name
-	[[ $1 != */* ]] || script=$(readlink -f -- "$1")
-	start=$(date +%s)
-	mkdir -p "$out"
-	for f in console.log exitcode boot-time timeout watchdog init-error \
-		kmemleak.txt dmesg.txt vm.conf "$name.log"; do
-		rm -f "$out/$f"
-	done
+# resolve SCENARIO: sets r_name and r_script, or prints why not, returns 1.
+resolve() {
+	r_name=${1##*/}
+	r_name=${r_name%.sh}
+	r_script=$HERE/scenarios/$1.sh
+	[[ $1 != */* ]] || r_script=$(readlink -f -- "$1")
 	if [[ -n $setup_error ]]; then
-		echo "vm: $name: FAIL (0 s)"
 		echo "  $setup_error"
 		return 1
 	fi
-	if [[ ! -f $script ]]; then
-		echo "vm: $name: FAIL (0 s)"
-		echo "  no scenario $script"
+	if [[ ! -f $r_script ]]; then
+		echo "  no scenario $r_script"
 		return 1
 	fi
-	case $script in
+	case $r_script in
 	"$REPO"/*) ;;
-	/tmp/*|/run/*) echo "vm: $name: FAIL (0 s)"; echo "  $script: /tmp and /run are not shared"; return 1 ;;
+	/tmp/*|/run/*) echo "  $r_script: /tmp and /run are not shared"; return 1 ;;
 	esac
+}
+
+# clean_out DIR NAME: remove what an earlier run left there.
+clean_out() {
+	local f
+	mkdir -p "$1"
+	for f in console.log exitcode boot-time timeout watchdog init-error \
+		kmemleak.txt dmesg.txt vm.conf seconds "$2.log"; do
+		rm -f "$1/$f"
+	done
+}
+
+# boot OUT NAME SCRIPT SEQUENCE COUNT: writes OUT/vm.conf, runs qemu with
+# OUT as the results share; sets qrc.
+boot() {
+	local out=$1 budget=$(($5 * TIMEOUT + GRACE + BOOT_BUDGET))
 	{
-		echo "VM_SCENARIO=$(shq "$name")"
-		echo "VM_SCRIPT=$(shq "$script")"
+		echo "VM_SCENARIO=$(shq "$2")"
+		echo "VM_SCRIPT=$(shq "$3")"
+		echo "VM_SEQUENCE=$(shq "$4")"
+		echo "VM_COUNT=$5"
 		echo "VM_OUT=$(shq "$out")"
 		echo "VM_REPO=$(shq "$REPO")"
 		echo "VM_MODULE=$(shq "$MODULE")"
@@ -232,34 +249,98 @@ run_one() {
 	printf '%q ' "${qemu[@]}" > "$out/qemu.cmd"
 	echo >> "$out/qemu.cmd"
 	if [[ $VERBOSE -eq 1 ]]; then
-		timeout -k 10 $((TIMEOUT + GRACE + BOOT_BUDGET)) "${qemu[@]}" < /dev/null 2>&1 |
+		timeout -k 10 "$budget" "${qemu[@]}" < /dev/null 2>&1 |
 			sed -u "$CLEAN" | tee "$out/console.log"
 	else
-		timeout -k 10 $((TIMEOUT + GRACE + BOOT_BUDGET)) "${qemu[@]}" < /dev/null 2>&1 |
+		timeout -k 10 "$budget" "${qemu[@]}" < /dev/null 2>&1 |
 			sed -u "$CLEAN" > "$out/console.log"
 	fi
 	qrc=${PIPESTATUS[0]}
+}
 
-	reasons=$(verdict "$out" "$qrc")
-	if [[ $SHOWLOG -eq 1 && -f $out/$name.log ]]; then
-		cat "$out/$name.log"
-	fi
-	if [[ -z $reasons ]]; then
-		echo "vm: $name: PASS ($(($(date +%s) - start)) s)"
-		[[ $VERBOSE -eq 0 ]] || echo "vm: $name: userspace at $(< "$out/boot-time")s"
+# report NAME OUT START REASONS LOG: the verdict line, and on failure why.
+report() {
+	if [[ -z $4 ]]; then
+		echo "vm: $1: PASS ($(($(date +%s) - $3)) s)"
+		[[ $VERBOSE -eq 0 || ! -f $2/boot-time ]] ||
+			echo "vm: $1: userspace at $(< "$2/boot-time")s"
 		return 0
 	fi
-	echo "vm: $name: FAIL ($(($(date +%s) - start)) s)"
-	printf '%s\n' "$reasons" | sed 's/^/  /'
-	kernel_lines "$out"
-	echo "  --- console tail ($out/console.log) ---"
-	tail -n 40 "$out/console.log" | sed 's/^/  /'
-	echo "  --- logs in $out ---"
+	echo "vm: $1: FAIL ($(($(date +%s) - $3)) s)"
+	printf '%s\n' "$4" | sed 's/^/  /'
+	kernel_lines "$2"
+	echo "  --- tail of $5 ---"
+	tail -n 40 "$5" | sed 's/^/  /'
+	echo "  --- logs in $2 ---"
 	return 1
 }
 
+run_one() {
+	local start out why reasons
+	start=$(date +%s)
+	if ! why=$(resolve "$1"); then
+		echo "vm: ${1##*/}: FAIL (0 s)"
+		echo "$why"
+		return 1
+	fi
+	resolve "$1"
+	out=$OUTBASE/$r_name
+	[[ ! -L $out ]] || rm -f "$out"	# an --one-vm run left a link
+	clean_out "$out" "$r_name"
+	boot "$out" "$r_name" "$r_script" "" 1
+	reasons=$(verdict "$out" "$qrc")
+	if [[ $SHOWLOG -eq 1 && -f $out/$r_name.log ]]; then
+		cat "$out/$r_name.log"
+	fi
+	report "$r_name" "$out" "$start" "$reasons" "$out/console.log"
+}
+
+# run_seq SCENARIO...: all in one VM (--one-vm NAME).
+run_seq() {
+	local start out sub seq='' names=() n why reasons rc=0 secs
+	start=$(date +%s)
+	out=$OUTBASE/$ONEVM
+	clean_out "$out" "$ONEVM"
+	for n in "$@"; do
+		if ! why=$(resolve "$n"); then
+			echo "vm: ${n##*/}: FAIL (0 s)"
+			echo "$why"
+			rc=1
+			continue
+		fi
+		resolve "$n"
+		names+=("$r_name")
+		seq+="$r_name=$r_script "
+		rm -rf "${out:?}/$r_name" "${OUTBASE:?}/$r_name"
+		ln -s "$ONEVM/$r_name" "$OUTBASE/$r_name"
+	done
+	[[ ${#names[@]} -gt 0 ]] || return 1
+	boot "$out" "$ONEVM" "" "$seq" "${#names[@]}"
+	for n in "${names[@]}"; do
+		sub=$out/$n
+		if [[ ! -f $sub/exitcode ]]; then
+			reasons="it did not run to the end: the VM stopped before (see $out/console.log)"
+		else
+			reasons=$(verdict "$sub" 0)
+		fi
+		if [[ $SHOWLOG -eq 1 && -f $sub/$n.log ]]; then
+			cat "$sub/$n.log"
+		fi
+		secs=$(cat "$sub/seconds" 2> /dev/null || echo 0)
+		report "$n" "$sub" $(($(date +%s) - secs)) "$reasons" "$sub/$n.log" || rc=1
+	done
+	reasons=$(verdict "$out" "$qrc")
+	report "$ONEVM (one VM: ${names[*]})" "$out" "$start" "$reasons" \
+		"$out/console.log" || rc=1
+	return $rc
+}
+
 status=0
-for s in "$@"; do
-	run_one "$s" || status=1
-done
+if [[ -n $ONEVM ]]; then
+	run_seq "$@" || status=1
+else
+	for s in "$@"; do
+		run_one "$s" || status=1
+	done
+fi
 exit $status
