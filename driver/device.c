@@ -176,6 +176,8 @@ static int ipn_stop(struct net_device *dev)
 		return 0;
 	}
 	netif_stop_queue(dev);
+	priv->announce_left = 0;
+	ipn_allmulti_stop(priv);	/* while the QP can still send */
 	spin_lock_bh(&priv->lock);
 	priv->up = false;
 	act = ipc_link_stop(&priv->link);
@@ -397,6 +399,37 @@ bool ipn_dev_reread_gid(struct ipn_priv *priv)
 }
 
 /*
+ * The next of the announcements of a new address (IPC_ANNOUNCE_COUNT,
+ * IPC_ANNOUNCE_INTERVAL_MS apart): sent when the link can carry it, else
+ * tried again at the next interval. rtnl held.
+ */
+static void ipn_dev_announce(struct ipn_priv *priv)
+{
+	struct net_device *dev = priv->dev;
+
+	if (!priv->announce_left)
+		return;
+	if (netif_carrier_ok(dev) && !qdisc_tx_changing(dev)) {
+		priv->announce_left--;
+		__netdev_notify_peers(dev);
+	}
+	if (priv->announce_left)
+		queue_delayed_work(priv->wq, &priv->announce_work,
+				   msecs_to_jiffies(IPC_ANNOUNCE_INTERVAL_MS));
+}
+
+void ipn_announce_work(struct work_struct *work)
+{
+	struct ipn_priv *priv = container_of(to_delayed_work(work),
+					     struct ipn_priv, announce_work);
+
+	rtnl_lock();
+	if (netif_running(priv->dev))
+		ipn_dev_announce(priv);
+	rtnl_unlock();
+}
+
+/*
  * Announce a new dev_addr: NETDEV_CHANGEADDR flushes our neighbours and
  * lets a bond follow; while up, NETDEV_NOTIFY_PEERS sends a gratuitous
  * ARP and an unsolicited NA so that peers do not keep the old address.
@@ -419,8 +452,8 @@ void ipn_dev_addr_changed(struct ipn_priv *priv)
 	 * announcement sent meanwhile is lost with the port's queues.
 	 */
 	priv->notify_peers = true;
-	if (netif_carrier_ok(dev) && !qdisc_tx_changing(dev))
-		__netdev_notify_peers(dev);
+	priv->announce_left = IPC_ANNOUNCE_COUNT;
+	ipn_dev_announce(priv);
 }
 
 /*
@@ -473,7 +506,8 @@ static int ipn_netdev_event(struct notifier_block *nb, unsigned long event,
 	if (priv->notify_peers && netif_carrier_ok(dev) &&
 	    !qdisc_tx_changing(dev)) {
 		priv->notify_peers = false;
-		__netdev_notify_peers(dev);
+		priv->announce_left = IPC_ANNOUNCE_COUNT;
+		ipn_dev_announce(priv);
 	}
 	return NOTIFY_DONE;
 }
@@ -815,17 +849,21 @@ static int ipn_priv_init(struct ipn_priv *priv, struct ib_device *ca,
 	init_waitqueue_head(&priv->sa_wait);
 	hash_init(priv->paths);
 	INIT_LIST_HEAD(&priv->mcasts);
+	ipn_allmulti_init(priv);
 	INIT_LIST_HEAD(&priv->path_work);
 	INIT_LIST_HEAD(&priv->mc_work);
 	INIT_LIST_HEAD(&priv->ah_reap);
 	INIT_WORK(&priv->ctl_work, ipn_ctl_work);
 	INIT_DELAYED_WORK(&priv->rx_mode_work, ipn_mcast_rx_mode_work);
+	INIT_DELAYED_WORK(&priv->announce_work, ipn_announce_work);
 	INIT_WORK(&priv->flush_work, ipn_flush_work);
 	INIT_WORK(&priv->reap_work, ipn_ah_reap_work);
 	INIT_WORK(&priv->restart_work, ipn_restart_work);
 	INIT_DELAYED_WORK(&priv->tick, ipn_tick_work);
 	ipc_path_cfg_default(&priv->path_cfg);
 	ipc_mc_cfg_default(&priv->mc_cfg);
+	priv->mc_cfg.sendonly_idle_ms = max(READ_ONCE(ipn_sendonly_idle_ms),
+					    1000u);
 	ipc_link_init(&priv->link);
 	priv->hash_seed = get_random_u32();
 	ipc_rng_seed(&priv->rng, get_random_u64());
@@ -893,7 +931,8 @@ static void ipn_dev_free_priv(struct net_device *dev)
 
 	if (priv->wq) {
 		ipn_event_handler_unregister(priv);	/* it queues works */
-		cancel_delayed_work_sync(&priv->rx_mode_work);	/* a timer */
+		cancel_delayed_work_sync(&priv->rx_mode_work);	/* timers */
+		cancel_delayed_work_sync(&priv->announce_work);
 		destroy_workqueue(priv->wq);	/* runs what was queued */
 	}
 	ipn_priv_uninit(priv);

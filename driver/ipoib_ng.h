@@ -63,6 +63,7 @@ extern int ipn_recvq_size;
 extern int ipn_sendq_size;
 extern unsigned int ipn_rejoin_spread_ms;
 extern bool ipn_create_broadcast;
+extern unsigned int ipn_sendonly_idle_ms;
 
 /* Counters; per-reason drop counters follow enum ipc_reason. */
 struct ipn_stats {
@@ -98,6 +99,7 @@ struct ipn_mcast;
 struct ipn_path;
 struct ipn_backend_ops {
 	const char *name;
+	bool sa_directory;	/* an SA lists the groups (allmulti.c) */
 	/*
 	 * Start a join: < 0 failed (-IPC_ENOBCAST: not sent, it needs the
 	 * broadcast group's parameters), 0 completes later (the backend sets
@@ -151,6 +153,34 @@ struct ipn_sa_ops {
 			  struct rdma_ah_attr *attr);
 	int (*get_mcmember_rec)(struct ipn_priv *priv, const u8 *mgid,
 				struct ib_sa_mcmember_rec *rec);
+	/* allmulti.c: the SA MADs of RFC 4391 s11 (built by the core). */
+	int (*am_start)(struct ipn_priv *priv);
+	void (*am_stop)(struct ipn_priv *priv);
+	int (*am_send)(struct ipn_priv *priv, const u8 *mad);
+};
+
+/* IFF_ALLMULTI/IFF_PROMISC state of an interface (allmulti.c). */
+struct ipn_am {
+	struct list_head node;		/* in the port's am_port.list */
+	struct ib_mad_agent *agent;	/* our requests (IB) */
+	u64 table_tid;			/* answers awaited (priv->lock) */
+	u64 sub_tid[2];
+	u32 tid_hi;			/* the agent's, in every TID */
+	u32 tid_seq;
+	unsigned int groups;		/* NonMember groups (priv->lock) */
+	bool on;			/* in the mode (ctl_mutex) */
+	bool active;			/* answers are taken (priv->lock) */
+	bool restart;			/* read the directory again */
+	bool told;			/* RoCE: said once that it cannot */
+};
+
+/* The SA's Reports to a port, in the port's interface (allmulti.c). */
+struct ipn_am_port {
+	struct mutex mutex;		/* agent, users */
+	struct ib_mad_agent *agent;
+	unsigned int users;
+	spinlock_t lock;		/* list */
+	struct list_head list;		/* interfaces in the mode */
 };
 
 extern const struct ipn_sa_ops ipn_sa_ib;
@@ -258,6 +288,9 @@ struct ipn_priv {
 	bool gid_chosen;		/* by ndo_set_mac_address */
 	bool addr_changed;		/* REREAD_GID changed dev_addr */
 	bool notify_peers;		/* announce it at carrier on (rtnl) */
+	u8 announce_left;		/* announcements still to send (rtnl) */
+	struct ipn_am am;
+	struct ipn_am_port am_port;	/* used in the port's interface */
 	int max_sge;
 	unsigned int rx_size;		/* ring entries, powers of two */
 	unsigned int tx_size;
@@ -297,6 +330,7 @@ struct ipn_priv {
 	struct mutex ctl_mutex;		/* after rtnl: control operations */
 	struct work_struct ctl_work;	/* runs path/mc ops */
 	struct delayed_work rx_mode_work;	/* also retries after -ENOMEM */
+	struct delayed_work announce_work;	/* the next announcement */
 	struct work_struct flush_work;
 	struct delayed_work tick;	/* earliest core deadline */
 	struct work_struct reap_work;
@@ -380,6 +414,20 @@ void ipn_tick_work(struct work_struct *work);
 void ipn_flush_work(struct work_struct *work);
 bool ipn_dev_reread_gid(struct ipn_priv *priv);
 void ipn_dev_addr_changed(struct ipn_priv *priv);
+void ipn_announce_work(struct work_struct *work);
+
+/* allmulti.c */
+void ipn_allmulti_init(struct ipn_priv *priv);
+void ipn_allmulti_sync(struct ipn_priv *priv);
+void ipn_allmulti_stop(struct ipn_priv *priv);
+void ipn_allmulti_restart(struct ipn_priv *priv);
+void ipn_allmulti_answer(struct ipn_priv *priv, u64 tid, const u8 *buf,
+			 u32 len, int status);
+int ipn_allmulti_notice(struct ipn_priv *port_priv, const u8 *mad, u32 len,
+			u8 *resp);
+int ipn_am_ib_start(struct ipn_priv *priv);
+void ipn_am_ib_stop(struct ipn_priv *priv);
+int ipn_am_ib_send(struct ipn_priv *priv, const u8 *mad);
 int ipn_dev_set_bcast_scope(struct ipn_priv *priv, u8 scope);
 u32 ipn_port_ib_mtu(struct ipn_priv *priv);
 int ipn_dev_init(void);

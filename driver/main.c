@@ -14,6 +14,11 @@ module_param_named(rejoin_spread_ms, ipn_rejoin_spread_ms, uint, 0644);
 MODULE_PARM_DESC(rejoin_spread_ms,
 		 "InfiniBand: multicast rejoins after an SM event are spread at random over this many ms (default 10000; 0: at once)");
 
+unsigned int ipn_sendonly_idle_ms = 60000;
+module_param_named(sendonly_idle_ms, ipn_sendonly_idle_ms, uint, 0644);
+MODULE_PARM_DESC(sendonly_idle_ms,
+		 "A send-only membership (RFC 4391 s10) is left after this many ms without a packet (default 60000, at least 1000)");
+
 bool ipn_create_broadcast;
 module_param_named(create_broadcast, ipn_create_broadcast, bool, 0644);
 MODULE_PARM_DESC(create_broadcast,

@@ -330,6 +330,9 @@ void ipn_mcast_timers(struct ipn_priv *priv, u64 now)
 	struct ipn_mcast *mc, *tmp;
 	struct ipc_result r;
 
+	/* The module parameter may change at any time. */
+	priv->mc_cfg.sendonly_idle_ms = max(READ_ONCE(ipn_sendonly_idle_ms),
+					    1000u);
 	list_for_each_entry_safe(mc, tmp, &priv->mcasts, list) {
 		if (mc->st.deadline_ms > now) {
 			ipn_tick_arm(priv, mc->st.deadline_ms);
@@ -357,8 +360,10 @@ int ipn_mcast_join_bcast(struct ipn_priv *priv)
 		/*
 		 * The stack's groups went with the link (LEAVE_ALL) and its
 		 * list has not changed since: diff it again. They wait
-		 * (HELD) for the broadcast group's parameters.
+		 * (HELD) for the broadcast group's parameters. So do the
+		 * NonMember ones of the all-multicast mode.
 		 */
+		ipn_allmulti_restart(priv);
 		mod_delayed_work(priv->wq, &priv->rx_mode_work, 0);
 	}
 	spin_lock_bh(&priv->lock);
@@ -393,6 +398,11 @@ void ipn_mcast_flush_all(struct ipn_priv *priv)
 	}
 	spin_unlock_bh(&priv->lock);
 	ipn_mcast_run(priv);
+	/* The SA may have lost our subscriptions (client reregister). */
+	if (priv->am.on) {
+		ipn_allmulti_restart(priv);
+		mod_delayed_work(priv->wq, &priv->rx_mode_work, 0);
+	}
 }
 
 /* Interface down or gone: leave everything now. Control context. */
@@ -513,6 +523,7 @@ void ipn_mcast_rx_mode_work(struct work_struct *work)
 	spin_unlock_bh(&priv->lock);
 	kfree(mgids);
 	ipn_mcast_run(priv);
+	ipn_allmulti_sync(priv);
 out:
 	/* Out of memory: the list is not lost, diff it again soon. */
 	if (retry)

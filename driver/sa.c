@@ -70,6 +70,9 @@ const struct ipn_sa_ops ipn_sa_ib = {
 	.path_ah_attr = ipn_sa_ib_path_ah_attr,
 	.mc_ah_attr = ipn_sa_ib_mc_ah_attr,
 	.get_mcmember_rec = ipn_sa_ib_get_mcmember_rec,
+	.am_start = ipn_am_ib_start,
+	.am_stop = ipn_am_ib_stop,
+	.am_send = ipn_am_ib_send,
 };
 
 /* ------------------------------------------------------------------ */
@@ -301,6 +304,7 @@ static bool ipn_ib_group_held(struct ipn_priv *priv, const u8 *mgid)
 
 const struct ipn_backend_ops ipn_ib_ops = {
 	.name = "infiniband",
+	.sa_directory = true,
 	.join = ipn_ib_join,
 	.leave = ipn_ib_leave,
 	.mc_ah_attr = ipn_ib_mc_ah_attr,

@@ -17,6 +17,7 @@
  */
 #define IPN_KUNIT 1
 #include <linux/delay.h>
+#include <asm/unaligned.h>
 #include <linux/etherdevice.h>
 #include <linux/ip.h>
 #include <linux/igmp.h>
@@ -56,6 +57,9 @@ static struct {
 	int path_ret;			/* != 0: path_rec_get fails with it */
 	u8 user_mgid[16];		/* a group another user holds */
 	bool user_held;
+	/* allmulti.c's MADs: what was sent, agents started and stopped */
+	u8 mads[16][IPC_MAD_LEN];
+	int n_mads, am_starts, am_stops;
 } kt_sa;
 
 static int kt_path_rec_get(struct ipn_priv *priv, struct sa_path_rec *rec,
@@ -196,7 +200,39 @@ static int kt_get_mcmember_rec(struct ipn_priv *priv, const u8 *mgid,
 	return ret;
 }
 
+static int kt_am_start(struct ipn_priv *priv)
+{
+	priv->am.tid_hi = 0x4b540000;	/* an agent's hi_tid */
+	spin_lock_bh(&kt_sa.lock);
+	kt_sa.am_starts++;
+	spin_unlock_bh(&kt_sa.lock);
+	return 0;
+}
+
+static void kt_am_stop(struct ipn_priv *priv)
+{
+	spin_lock_bh(&kt_sa.lock);
+	kt_sa.am_stops++;
+	spin_unlock_bh(&kt_sa.lock);
+}
+
+static int kt_am_send(struct ipn_priv *priv, const u8 *mad)
+{
+	int ret = -ENOBUFS;
+
+	spin_lock_bh(&kt_sa.lock);
+	if (kt_sa.n_mads < ARRAY_SIZE(kt_sa.mads)) {
+		memcpy(kt_sa.mads[kt_sa.n_mads++], mad, IPC_MAD_LEN);
+		ret = 0;
+	}
+	spin_unlock_bh(&kt_sa.lock);
+	return ret;
+}
+
 static const struct ipn_sa_ops kt_sa_ops = {
+	.am_start = kt_am_start,
+	.am_stop = kt_am_stop,
+	.am_send = kt_am_send,
 	.path_rec_get = kt_path_rec_get,
 	.cancel_query = kt_cancel_query,
 	.join = kt_join,
@@ -349,6 +385,9 @@ static int kt_init(struct kunit *test)
 	kt_sa.frees = 0;
 	kt_sa.path_ret = 0;
 	kt_sa.user_held = false;
+	kt_sa.n_mads = 0;
+	kt_sa.am_starts = 0;
+	kt_sa.am_stops = 0;
 	ipn_create_broadcast = false;
 	kt_sa.wq = alloc_workqueue("ipn_kt_sa", 0, 0);
 	KUNIT_ASSERT_NOT_NULL(test, kt_sa.wq);
@@ -1070,6 +1109,205 @@ static void sa_umcast(struct kunit *test)
 					kt_count_joins(more) == 0));
 }
 
+/* FullMember, NonMember, ... joins of mgid not freed, of that JoinState. */
+static int kt_count_joins_state(const u8 *mgid, u8 state)
+{
+	struct kt_join *j;
+	int n = 0;
+
+	spin_lock_bh(&kt_sa.lock);
+	list_for_each_entry(j, &kt_sa.joins, list)
+		n += !memcmp(j->req.mgid.raw, mgid, 16) &&
+		     j->req.join_state == state;
+	spin_unlock_bh(&kt_sa.lock);
+	return n;
+}
+
+/* The index of the n-th sent MAD of that method and attribute, or -1. */
+static int kt_find_mad(u8 method, u16 attr, int nth)
+{
+	int i, found = -1;
+
+	spin_lock_bh(&kt_sa.lock);
+	for (i = 0; i < kt_sa.n_mads && found < 0; i++)
+		if (kt_sa.mads[i][3] == method &&
+		    get_unaligned_be16(&kt_sa.mads[i][16]) == attr && !nth--)
+			found = i;
+	spin_unlock_bh(&kt_sa.lock);
+	return found;
+}
+
+/* Answer the sent MAD i as the SA would, with records for a table. */
+static void kt_am_answer(struct ipn_priv *priv, int i, const u8 (*mgids)[16],
+			 int n, u16 status)
+{
+	u32 len = IPC_SA_HDR_LEN + n * 56;
+	u8 *b = kzalloc(max_t(u32, len, IPC_MAD_LEN), GFP_KERNEL);
+	int k;
+
+	if (!b)
+		return;
+	memcpy(b, kt_sa.mads[i], IPC_MAD_LEN);
+	b[3] |= 0x80;		/* GetResp, GetTableResp */
+	put_unaligned_be16(status, &b[4]);
+	if (b[3] == 0x92) {
+		put_unaligned_be16(7, &b[44]);	/* AttributeOffset */
+		for (k = 0; k < n; k++)
+			memcpy(&b[IPC_SA_HDR_LEN + k * 56], mgids[k], 16);
+	} else {
+		len = IPC_MAD_LEN;
+	}
+	ipn_allmulti_answer(priv, get_unaligned_be64(&b[8]), b, len, 0);
+	kfree(b);
+}
+
+/* A Report(Notice) of trap for mgid to the port; checks the response. */
+static void kt_am_notice(struct kunit *test, struct ipn_priv *priv,
+			 u16 trap, const u8 *mgid)
+{
+	u8 *m = kzalloc(IPC_MAD_LEN, GFP_KERNEL), *resp;
+
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	m[0] = 1;
+	m[1] = IB_MGMT_CLASS_SUBN_ADM;
+	m[2] = 2;
+	m[3] = IB_MGMT_METHOD_REPORT;
+	put_unaligned_be64(0x5a, &m[8]);
+	put_unaligned_be16(IB_SA_ATTR_NOTICE, &m[16]);
+	m[IPC_SA_HDR_LEN] = 0x80 | 4;	/* generic, informational */
+	put_unaligned_be16(trap, &m[IPC_SA_HDR_LEN + 4]);
+	memcpy(&m[IPC_SA_HDR_LEN + IPC_SA_NOTICE_GID_OFF], mgid, 16);
+	resp = kzalloc(IPC_MAD_LEN, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, resp);
+	KUNIT_EXPECT_EQ(test, ipn_allmulti_notice(priv, m, IPC_MAD_LEN, resp),
+			0);
+	KUNIT_EXPECT_EQ(test, resp[3], IB_MGMT_METHOD_REPORT_RESP);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be64(&resp[8]), 0x5aull);
+	kfree(resp);
+	kfree(m);
+}
+
+/*
+ * RFC 4391 s11: IFF_ALLMULTI on InfiniBand. The interface subscribes to
+ * group creation and deletion, reads the SA's group list and NonMember
+ * joins every IPoIB group of its link; a notice of a new group joins it,
+ * of a deleted one leaves it; leaving the mode cancels the subscriptions
+ * and leaves the NonMember groups, never the stack's FullMember ones.
+ */
+static void sa_allmulti(struct kunit *test)
+{
+	struct ipn_priv *priv = ((struct kt_ctx *)test->priv)->priv;
+	struct net_device *dev = priv->dev;
+	static const u8 ip_a[4] = { 239, 1, 1, 1 }, ip_d[4] = { 224, 1, 2, 9 };
+	static const u8 ip_e[4] = { 239, 1, 1, 5 };
+	static const u8 ip6_b[16] = { 0xff, 0x02, [15] = 0x77 };
+	u8 g[6][16], hw_d[20];	/* a b c(other P_Key) bcast d(stack) e */
+	int i, sub66, sub67, table, failures;
+
+	kt_join_bcast(test, priv);
+	ipc_mgid_from_ipv4(ip_a, priv->ifid.bcast_gid, g[0]);
+	ipc_mgid_from_ipv6(ip6_b, priv->ifid.bcast_gid, g[1]);
+	memcpy(g[2], g[0], 16);
+	g[2][5] ^= 0x01;		/* P_Key 0xfffe */
+	memcpy(g[3], priv->ifid.bcast_gid, 16);
+	ipc_mgid_from_ipv4(ip_d, priv->ifid.bcast_gid, g[4]);
+	ipc_mgid_from_ipv4(ip_e, priv->ifid.bcast_gid, g[5]);
+
+	/* The stack's own group d: FullMember. */
+	ipn_kunit_mc_addr(hw_d, g[4]);
+	KUNIT_ASSERT_EQ(test, dev_mc_add(dev, hw_d), 0);
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_count_joins(g[4]) == 1));
+	KUNIT_ASSERT_EQ(test, kt_answer_join(g[4], 0, KT_QKEY, IB_MTU_2048), 0);
+
+	rtnl_lock();
+	KUNIT_ASSERT_EQ(test, dev_set_allmulti(dev, 1), 0);
+	rtnl_unlock();
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_sa.n_mads == 3));
+	KUNIT_EXPECT_EQ(test, kt_sa.am_starts, 1);
+	sub66 = kt_find_mad(0x02, IB_SA_ATTR_INFORM_INFO, 0);
+	sub67 = kt_find_mad(0x02, IB_SA_ATTR_INFORM_INFO, 1);
+	table = kt_find_mad(0x12, IB_SA_ATTR_MC_MEMBER_REC, 0);
+	KUNIT_ASSERT_GE(test, sub66, 0);
+	KUNIT_ASSERT_GE(test, sub67, 0);
+	KUNIT_ASSERT_GE(test, table, 0);
+	/* Subscribe = 1; traps 66 and 67; TIDs carry the agent's hi_tid. */
+	KUNIT_EXPECT_EQ(test, kt_sa.mads[sub66][IPC_SA_HDR_LEN + 23], 1);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be16(&kt_sa.mads[sub66][IPC_SA_HDR_LEN + 26]), 66);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be16(&kt_sa.mads[sub67][IPC_SA_HDR_LEN + 26]), 67);
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_EQ(test, get_unaligned_be32(&kt_sa.mads[i][8]),
+				0x4b540000u);
+
+	kt_am_answer(priv, sub66, NULL, 0, 0);
+	kt_am_answer(priv, sub67, NULL, 0, 0);
+	kt_am_answer(priv, table, (const u8 (*)[16])g, 5, 0);
+	/* s11 B: a and b NonMember; not c, not the broadcast group. */
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000,
+					kt_count_joins_state(g[0], IPC_JOIN_NON) == 1 &&
+					kt_count_joins_state(g[1], IPC_JOIN_NON) == 1));
+	kt_settle(priv);
+	KUNIT_EXPECT_EQ(test, kt_count_joins(g[2]), 0);
+	KUNIT_EXPECT_EQ(test, kt_count_joins(g[3]), 1);
+	/* d stays the stack's FullMember membership. */
+	KUNIT_EXPECT_EQ(test, kt_count_joins(g[4]), 1);
+	KUNIT_EXPECT_EQ(test, kt_count_joins_state(g[4], IPC_JOIN_FULL), 1);
+	KUNIT_ASSERT_EQ(test, kt_answer_join(g[0], 0, KT_QKEY, IB_MTU_2048), 0);
+	KUNIT_ASSERT_EQ(test, kt_answer_join(g[1], 0, KT_QKEY, IB_MTU_2048), 0);
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000,
+					kt_mc_state(priv, g[0]) == IPC_MC_JOINED));
+
+	/* s11 C: a group created later is joined; a deleted one left. */
+	kt_am_notice(test, priv, 66, g[5]);
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000,
+					kt_count_joins_state(g[5], IPC_JOIN_NON) == 1));
+	KUNIT_ASSERT_EQ(test, kt_answer_join(g[5], 0, KT_QKEY, IB_MTU_2048), 0);
+	kt_am_notice(test, priv, 67, g[0]);
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000, kt_count_joins(g[0]) == 0));
+	/* A notice of another link's group changes nothing. */
+	kt_am_notice(test, priv, 66, g[2]);
+	kt_settle(priv);
+	KUNIT_EXPECT_EQ(test, kt_count_joins(g[2]), 0);
+
+	/* Out of the mode: unsubscribed, b and e left, d kept. */
+	rtnl_lock();
+	KUNIT_ASSERT_EQ(test, dev_set_allmulti(dev, -1), 0);
+	rtnl_unlock();
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000,
+					kt_count_joins(g[1]) == 0 &&
+					kt_count_joins(g[5]) == 0));
+	KUNIT_EXPECT_EQ(test, kt_sa.am_stops, 1);
+	i = kt_find_mad(0x02, IB_SA_ATTR_INFORM_INFO, 2);
+	KUNIT_ASSERT_GE(test, i, 0);
+	KUNIT_EXPECT_EQ(test, kt_sa.mads[i][IPC_SA_HDR_LEN + 23], 0);
+	i = kt_find_mad(0x02, IB_SA_ATTR_INFORM_INFO, 3);
+	KUNIT_ASSERT_GE(test, i, 0);
+	KUNIT_EXPECT_EQ(test, kt_sa.mads[i][IPC_SA_HDR_LEN + 23], 0);
+	KUNIT_EXPECT_EQ(test, kt_count_joins_state(g[4], IPC_JOIN_FULL), 1);
+	/* After the mode, a notice joins nothing. */
+	kt_am_notice(test, priv, 66, g[1]);
+	kt_settle(priv);
+	KUNIT_EXPECT_EQ(test, kt_count_joins(g[1]), 0);
+
+	/* IFF_PROMISC too; an SA error is counted and retried. */
+	kt_sa.n_mads = 0;
+	failures = ipn_stat(priv, mc_failures);
+	rtnl_lock();
+	KUNIT_ASSERT_EQ(test, dev_set_promiscuity(dev, 1), 0);
+	rtnl_unlock();
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_sa.n_mads == 3));
+	KUNIT_EXPECT_EQ(test, kt_sa.am_starts, 2);
+	table = kt_find_mad(0x12, IB_SA_ATTR_MC_MEMBER_REC, 0);
+	KUNIT_ASSERT_GE(test, table, 0);
+	kt_am_answer(priv, table, NULL, 0, 0x0100);	/* ERR_NO_RESOURCES */
+	KUNIT_EXPECT_EQ(test, (int)ipn_stat(priv, mc_failures), failures + 1);
+	KUNIT_EXPECT_TRUE(test, priv->am.restart);
+	rtnl_lock();
+	KUNIT_ASSERT_EQ(test, dev_set_promiscuity(dev, -1), 0);
+	rtnl_unlock();
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000, kt_sa.am_stops == 2));
+	KUNIT_EXPECT_EQ(test, dev_mc_del(dev, hw_d), 0);
+}
+
 /*
  * Stack groups added before the broadcast group is joined wait for it
  * (RFC 4391 s5: their joins carry its Q_Key, MTU, SL and rate): no SA
@@ -1453,6 +1691,7 @@ static struct kunit_case ipn_sa_cases[] = {
 	KUNIT_CASE(sa_path_idle_freed),
 	KUNIT_CASE(sa_rx_mode_diff),
 	KUNIT_CASE(sa_umcast),
+	KUNIT_CASE(sa_allmulti),
 	KUNIT_CASE(sa_groups_wait_for_bcast),
 	KUNIT_CASE(sa_tx_decisions),
 	KUNIT_CASE(sa_faults_after_answers),

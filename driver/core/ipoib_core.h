@@ -604,6 +604,16 @@ const char *ipc_event_name(int event);
 #define IPC_LINK_ACT_JOIN_BCAST		0x40u	/* start the broadcast join */
 #define IPC_LINK_ACT_CARRIER_ON		0x80u
 
+/*
+ * A new hardware address is announced (gratuitous ARP, unsolicited NA)
+ * IPC_ANNOUNCE_COUNT times, IPC_ANNOUNCE_INTERVAL_MS apart: RFC 4861
+ * s7.2.6 allows MAX_NEIGHBOR_ADVERTISEMENT (3) unsolicited NAs, and one
+ * frame can be lost while the port under the link settles (RFC 5227 s2.3
+ * announces twice for the same reason).
+ */
+#define IPC_ANNOUNCE_COUNT		3u
+#define IPC_ANNOUNCE_INTERVAL_MS	1000u
+
 struct ipc_link {
 	ipc_u8 admin_up;	/* ndo_open .. ndo_stop */
 	ipc_u8 port_active;
@@ -642,6 +652,59 @@ struct ipc_bsearch {
 };
 void ipc_bsearch_start(struct ipc_bsearch *s);
 int ipc_bsearch_missing(struct ipc_bsearch *s, int create_allowed);
+
+/* ------------------------------------------------------------------ */
+/* Promiscuous multicast for routers (RFC 4391 s11) and its SA MADs     */
+/* ------------------------------------------------------------------ */
+/*
+ * s11 B: the groups a router joins as NonMember: an IPv4 or IPv6
+ * signature (s4) and this link's P_Key and scope (the broadcast GID's),
+ * not the broadcast group itself (FullMember already). 1 or 0.
+ */
+int ipc_allmulti_wants(const ipc_u8 bcast_gid[16], const ipc_u8 mgid[16]);
+
+/*
+ * SA MADs (IBA s13.4, s15.2): 256 bytes, the common MAD header (24), the
+ * RMPP header (12), the SA header (20: SM_Key, AttributeOffset,
+ * ComponentMask), then data. The MAD layer fills nothing but the RMPP
+ * fields of a multi-segment send.
+ */
+#define IPC_MAD_LEN		256u
+#define IPC_SA_HDR_LEN		56u
+#define IPC_SA_NOTICE_GID_OFF	16u	/* traps 64-67: the GID in the data */
+enum ipc_sa_trap {
+	IPC_TRAP_MCG_CREATED = 66,	/* IBA s14.2.5.1, trap 66 */
+	IPC_TRAP_MCG_DELETED = 67,
+};
+/*
+ * s11 A: SubnAdmGetTable(MCMemberRecord), no component: every group the
+ * SA knows (a non-trusted requester sees one record a group).
+ */
+void ipc_sa_mcmember_table_req(ipc_u8 mad[256], ipc_u64 tid);
+/*
+ * The reassembled SubnAdmGetTableResp of that query (SA header + records,
+ * len bytes). *pos starts at 0; each call gives the next record's MGID.
+ * Returns 1 (mgid filled), 0 (no more), -IPC_EPROTO (not our response, a
+ * MAD status, a bad AttributeOffset).
+ */
+int ipc_sa_mcmember_table_next(const ipc_u8 *buf, ipc_u32 len, ipc_u64 tid,
+			       ipc_u32 *pos, ipc_u8 mgid[16]);
+/*
+ * s11 C: SubnAdmSet(InformInfo), generic, any producer and type, trap 66
+ * (MC group created) or 67, for every LID, reported to QP 1.
+ * subscribe 0 cancels the subscription.
+ */
+void ipc_sa_inform_req(ipc_u8 mad[256], ipc_u64 tid, int trap,
+		       int subscribe);
+/* The SubnAdmGetResp(InformInfo) for tid: 0, or -IPC_EPROTO. */
+int ipc_sa_inform_resp_check(const ipc_u8 *mad, ipc_u32 len, ipc_u64 tid);
+/*
+ * An unsolicited SubnAdmReport(Notice). Returns the trap number (mgid
+ * filled for traps 64-67) or -IPC_EPROTO. resp (256 bytes) gets the
+ * SubnAdmReportResp the SA waits for (same TID and Notice).
+ */
+int ipc_sa_notice_parse(const ipc_u8 *mad, ipc_u32 len, ipc_u8 mgid[16],
+			ipc_u8 resp[256]);
 
 #ifdef __cplusplus
 }

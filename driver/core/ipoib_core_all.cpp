@@ -16,3 +16,4 @@
 #include "path.cpp"
 #include "mc.cpp"
 #include "link.cpp"
+#include "sa.cpp"

@@ -14,6 +14,7 @@ set -eEuo pipefail
 VM_MODULE=${VM_MODULE:-}
 VM_OUT=${VM_OUT:-/tmp}
 IPOIB_NAME=ipoib_ng
+IPOIB_KIND=ipoib
 _lib_ns=()
 
 # Timestamps are seconds since boot, the clock of the kernel's console lines.
@@ -36,6 +37,11 @@ dump_state() {
 		ip -n "$ns" -d link
 		ip -n "$ns" addr
 		ip -n "$ns" neigh
+		for dev in $(ip -n "$ns" -o link show type "$IPOIB_KIND" |
+				awk -F': ' '{ sub(/@.*/, "", $2); print $2 }'); do
+			echo "--- ethtool -S $dev (netns $ns) ---"
+			ip netns exec "$ns" ethtool -S "$dev" | grep -v ': 0$'
+		done
 	done
 	rdma link show
 	rdma statistic show

@@ -138,6 +138,11 @@ dmesg | grep -q "$IB0: GID fd77::1 left the port's GID table" ||
 	fail "no message that the chosen GID left the port"
 
 kmsg "(b) v0a gets another MAC"
+# What reaches n2 meanwhile, shown if n2 does not follow.
+ip netns exec n2 timeout 60 tcpdump -l -i "$IB2" -nn -e 'arp or icmp' \
+	> "$VM_OUT/tcpdump-$IB2.txt" 2> /tmp/tcpdump-b.err &
+tcpdump_pid=$!
+wait_for 30 "tcpdump to listen" grep -q 'listening on' /tmp/tcpdump-b.err
 check ip link set dev v0a down
 check ip link set dev v0a address 02:77:00:00:00:01
 check ip link set dev v0a up
@@ -147,7 +152,11 @@ wait_for 10 "rxe0 GID index 0 from the new MAC" gid_at rxe0 "$GIDMAC" 0
 ADDRMAC=$(gid_addr "$ADDR0" "$GIDMAC")
 wait_for 10 "$IB0 on the new GID" addr_is n1 "$IB0" "$ADDRMAC"
 wait_for 30 "carrier on $IB0" has_carrier n1 "$IB0"
+wait_for_quiet 5 neigh_is n2 "$IB2" 10.1.0.1 "$ADDRMAC" ||
+	cat "$VM_OUT/tcpdump-$IB2.txt" /tmp/tcpdump-b.err
 expect_neigh n2 "$IB2" 10.1.0.1 "$ADDRMAC"
+kill "$tcpdump_pid"
+wait "$tcpdump_pid" || true
 check_ping n2 10.1.0.1
 check_dmesg_clean "(b) GID changes"
 

@@ -18,6 +18,11 @@
 #               traffic flows and ping runs: nothing lost on the steady
 #               group, the RoCE netdev's groups and the driver's group table
 #               back to where they were, joins - leaves = groups held
+#   allmulti    n3 in all-multicast and promiscuous mode: on RoCE there is
+#               no SA to list groups (RFC 4391 s11): said once, no
+#               NonMember group, delivery unchanged
+#   expiry      n0's send-only memberships are left once idle for
+#               sendonly_idle_ms (10 s here)
 #
 #   +---- n0 ----+  +---- n1 ----+  +---- n2 ----+  +---- n3 ----+
 #   | ib 10.2.0.1|  | ib 10.2.0.2|  | ib 10.2.0.3|  | ib 10.2.0.4|
@@ -43,7 +48,8 @@ DBG6='ff12:601b:ffff:0000:0000:0000:0001:0001'
 ROUND=20
 
 setup_rxe_bridge 4
-load_ipoib
+# Idle send-only memberships expire after 10 s here (default 60 s).
+load_ipoib sendonly_idle_ms=10000
 declare -A IB
 for i in 0 1 2 3; do
 	ns_create "n$i"
@@ -248,6 +254,32 @@ log "n1: mc_joins $joins, mc_leaves $leaves, joined now $held, mc_failures $(eth
 kmsg "members still served after the churn"
 round E
 expect_all E 1 3
+
+# RFC 4391 s11 needs the SA's list of groups; RoCE has none: all-multicast
+# mode is accepted, said once, and changes no membership.
+kmsg "all-multicast mode on RoCE"
+check ip -n n3 link set dev "${IB[3]}" allmulticast on
+check ip -n n3 link set dev "${IB[3]}" promisc on
+wait_for 10 "the all-multicast message" \
+	grep -q "${IB[3]}: all-multicast: RoCE has no SA" <(dmesg)
+((  $(dmesg | grep -c "${IB[3]}: all-multicast: RoCE has no SA") == 1 )) ||
+	fail "the RoCE all-multicast message was not said once"
+! mcg 3 | grep ' want non' || fail "NonMember groups on RoCE"
+round F
+expect_all F 1 3
+check ip -n n3 link set dev "${IB[3]}" promisc off
+check ip -n n3 link set dev "${IB[3]}" allmulticast off
+
+# s10 send-only memberships are left when idle (sendonly_idle_ms).
+kmsg "n0's idle send-only memberships expire"
+leaves=$(ethstat 0 mc_leaves)
+sendonly_gone() {
+	! mcg 0 | grep -q "^$DBG4 \|^$DBG6 "
+}
+wait_for 40 "n0's send-only memberships of $G4 and $G6 to expire" sendonly_gone
+(($(ethstat 0 mc_leaves) >= leaves + 2)) ||
+	fail "n0: mc_leaves $(ethstat 0 mc_leaves), expected at least $((leaves + 2))"
+log "n0 left both idle send-only groups, mc_leaves $leaves -> $(ethstat 0 mc_leaves)"
 
 for p in "${bg_pids[@]}"; do
 	kill "$p" 2> /dev/null || true
