@@ -24,6 +24,7 @@
 #include <linux/inetdevice.h>
 #include <net/addrconf.h>
 #include <rdma/ib_addr.h>
+#include <rdma/ib_mad.h>
 #include "ipoib_ng.h"
 #include "ipn_kunit.h"
 
@@ -1148,7 +1149,8 @@ static void kt_am_answer(struct ipn_priv *priv, int i, const u8 (*mgids)[16],
 	if (!b)
 		return;
 	memcpy(b, kt_sa.mads[i], IPC_MAD_LEN);
-	b[3] |= 0x80;		/* GetResp, GetTableResp */
+	/* SubnAdmGetTableResp, or SubnAdmGetResp to a SubnAdmSet */
+	b[3] = b[3] == 0x12 ? 0x92 : 0x81;
 	put_unaligned_be16(status, &b[4]);
 	if (b[3] == 0x92) {
 		put_unaligned_be16(7, &b[44]);	/* AttributeOffset */
@@ -1238,9 +1240,12 @@ static void sa_allmulti(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, get_unaligned_be32(&kt_sa.mads[i][8]),
 				0x4b540000u);
 
+	failures = ipn_stat(priv, mc_failures);
 	kt_am_answer(priv, sub66, NULL, 0, 0);
 	kt_am_answer(priv, sub67, NULL, 0, 0);
 	kt_am_answer(priv, table, (const u8 (*)[16])g, 5, 0);
+	KUNIT_EXPECT_EQ(test, (int)ipn_stat(priv, mc_failures), failures);
+	KUNIT_EXPECT_FALSE(test, priv->am.restart);
 	/* s11 B: a and b NonMember; not c, not the broadcast group. */
 	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000,
 					kt_count_joins_state(g[0], IPC_JOIN_NON) == 1 &&
@@ -1306,6 +1311,140 @@ static void sa_allmulti(struct kunit *test)
 	rtnl_unlock();
 	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000, kt_sa.am_stops == 2));
 	KUNIT_EXPECT_EQ(test, dev_mc_del(dev, hw_d), 0);
+}
+
+/* rxe1 playing the SA's part of a notice (sa_allmulti_mad_agents). */
+static struct {
+	struct completion resp;
+	u8 method;
+	u64 tid;
+	int send_status;
+} kt_fsa;
+
+static void kt_fsa_send_done(struct ib_mad_agent *agent,
+			     struct ib_mad_send_wc *wc)
+{
+	kt_fsa.send_status = wc->status;
+	rdma_destroy_ah(wc->send_buf->ah, RDMA_DESTROY_AH_SLEEPABLE);
+	ib_free_send_mad(wc->send_buf);
+}
+
+static void kt_fsa_recv(struct ib_mad_agent *agent,
+			struct ib_mad_send_buf *send, struct ib_mad_recv_wc *wc)
+{
+	kt_fsa.method = wc->recv_buf.mad->mad_hdr.method;
+	kt_fsa.tid = be64_to_cpu(wc->recv_buf.mad->mad_hdr.tid);
+	ib_free_recv_mad(wc);
+	complete(&kt_fsa.resp);
+}
+
+/*
+ * allmulti.c's MAD agents for real, over soft-RoCE: the interface on rxe0
+ * registers its request agent and the port's Report agent; rxe1, as the
+ * SA would, sends a Report(Notice) of a new group to rxe0's QP 1. The
+ * port agent answers with a ReportResp (same TID, through an AH made
+ * from the received GRH) and the interface NonMember joins the group.
+ * What RoCE cannot carry: the requests to the SM's LID (the scripted SA
+ * takes them here).
+ */
+static void sa_allmulti_mad_agents(struct kunit *test)
+{
+	struct ipn_priv *priv = ((struct kt_ctx *)test->priv)->priv;
+	struct ipn_sa_ops *ops = kunit_kzalloc(test, sizeof(*ops), GFP_KERNEL);
+	static const u8 ip_g[4] = { 239, 1, 1, 9 };
+	struct rdma_ah_attr attr = {};
+	struct ib_mad_send_buf *send;
+	struct ib_mad_agent *fsa;
+	struct ib_device *peer;
+	union ib_gid dgid;
+	struct ib_ah *ah;
+	int i, failures;
+	u8 g[16], *m;
+	u64 tid;
+
+	KUNIT_ASSERT_NOT_NULL(test, ops);
+	*ops = kt_sa_ops;
+	ops->am_start = ipn_am_ib_start;
+	ops->am_stop = ipn_am_ib_stop;
+	priv->sa = ops;
+	kt_join_bcast(test, priv);
+	ipc_mgid_from_ipv4(ip_g, priv->ifid.bcast_gid, g);
+
+	rtnl_lock();
+	KUNIT_ASSERT_EQ(test, dev_set_allmulti(priv->dev, 1), 0);
+	rtnl_unlock();
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_sa.n_mads == 3));
+	KUNIT_ASSERT_NOT_NULL(test, priv->am.agent);
+	KUNIT_ASSERT_NOT_NULL(test, priv->am_port.agent);
+	KUNIT_EXPECT_EQ(test, priv->am_port.users, 1u);
+	failures = ipn_stat(priv, mc_failures);
+	for (i = 0; i < 3; i++)
+		kt_am_answer(priv, i, NULL, 0, 0);
+	KUNIT_EXPECT_EQ(test, (int)ipn_stat(priv, mc_failures), failures);
+	/* The TIDs carry the request agent's hi_tid (ib_mad routes by it). */
+	KUNIT_EXPECT_EQ(test, get_unaligned_be32(&kt_sa.mads[0][8]),
+			priv->am.agent->hi_tid);
+
+	peer = ib_device_get_by_name("rxe1", RDMA_DRIVER_UNKNOWN);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, peer, "no rxe1 to play the SA");
+	init_completion(&kt_fsa.resp);
+	fsa = ib_register_mad_agent(peer, 1, IB_QPT_GSI, NULL, 0,
+				    kt_fsa_send_done, kt_fsa_recv, NULL, 0);
+	if (IS_ERR(fsa)) {
+		ib_device_put(peer);
+		KUNIT_ASSERT_FAILURE(test, "rxe1 MAD agent: %pe", fsa);
+	}
+	attr.type = RDMA_AH_ATTR_TYPE_ROCE;
+	rdma_ah_set_port_num(&attr, 1);
+	memcpy(dgid.raw, priv->ifid.gid, 16);
+	rdma_ah_set_grh(&attr, &dgid, 0, 0, 64, 0);
+	ah = rdma_create_ah(fsa->qp->pd, &attr, RDMA_CREATE_AH_SLEEPABLE);
+	send = IS_ERR(ah) ? ERR_CAST(ah) :
+	       ib_create_send_mad(fsa, 1, 0, 0, IB_MGMT_SA_HDR, IB_MGMT_SA_DATA,
+				  GFP_KERNEL, IB_MGMT_BASE_VERSION);
+	if (IS_ERR(send)) {
+		if (!IS_ERR(ah))
+			rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
+		ib_unregister_mad_agent(fsa);
+		ib_device_put(peer);
+		KUNIT_ASSERT_FAILURE(test, "rxe1's Report: %pe", send);
+	}
+	m = send->mad;
+	m[0] = 1;
+	m[1] = IB_MGMT_CLASS_SUBN_ADM;
+	m[2] = 2;
+	m[3] = IB_MGMT_METHOD_REPORT;
+	tid = (u64)fsa->hi_tid << 32 | 0x66;
+	put_unaligned_be64(tid, &m[8]);
+	put_unaligned_be16(IB_SA_ATTR_NOTICE, &m[16]);
+	m[IPC_SA_HDR_LEN] = 0x80 | 4;
+	put_unaligned_be16(IPC_TRAP_MCG_CREATED, &m[IPC_SA_HDR_LEN + 4]);
+	memcpy(&m[IPC_SA_HDR_LEN + IPC_SA_NOTICE_GID_OFF], g, 16);
+	send->ah = ah;
+	send->timeout_ms = 2000;
+	send->retries = 2;
+	KUNIT_EXPECT_EQ(test, ib_post_send_mad(send, NULL), 0);
+
+	KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(&kt_fsa.resp,
+							    10 * HZ) > 0);
+	KUNIT_EXPECT_EQ(test, kt_fsa.method, IB_MGMT_METHOD_REPORT_RESP);
+	KUNIT_EXPECT_EQ(test, kt_fsa.tid, tid);
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000,
+					kt_count_joins_state(g, IPC_JOIN_NON) == 1));
+	KUNIT_EXPECT_EQ(test, kt_answer_join(g, 0, KT_QKEY, IB_MTU_2048), 0);
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000,
+					kt_mc_state(priv, g) == IPC_MC_JOINED));
+	ib_unregister_mad_agent(fsa);
+	ib_device_put(peer);
+
+	rtnl_lock();
+	KUNIT_ASSERT_EQ(test, dev_set_allmulti(priv->dev, -1), 0);
+	rtnl_unlock();
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000, !priv->am.agent &&
+					!priv->am_port.agent));
+	KUNIT_EXPECT_EQ(test, priv->am_port.users, 0u);
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000, kt_count_joins(g) == 0));
+	priv->sa = &kt_sa_ops;
 }
 
 /*
@@ -1692,6 +1831,7 @@ static struct kunit_case ipn_sa_cases[] = {
 	KUNIT_CASE(sa_rx_mode_diff),
 	KUNIT_CASE(sa_umcast),
 	KUNIT_CASE(sa_allmulti),
+	KUNIT_CASE(sa_allmulti_mad_agents),
 	KUNIT_CASE(sa_groups_wait_for_bcast),
 	KUNIT_CASE(sa_tx_decisions),
 	KUNIT_CASE(sa_faults_after_answers),

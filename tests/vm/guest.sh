@@ -60,7 +60,7 @@ reset_vm() {
 	for l in $(rdma link show 2> /dev/null | awk '{ sub(/\/.*/, "", $2); print $2 }'); do
 		rdma link delete "$l"
 	done
-	modprobe -r ipoib_ng_kunit 2> /dev/null
+	rmmod ipoib_ng_kunit 2> /dev/null	# insmod-ed: unknown to modprobe
 	rmmod ipoib_ng 2> /dev/null
 	for l in /sys/class/net/*; do
 		[[ ${l##*/} == lo ]] || ip link delete "${l##*/}" 2> /dev/null
@@ -77,7 +77,7 @@ reset_vm() {
 	done
 	sysctl -qw net.ipv4.conf.all.accept_local=0
 	find /tmp -mindepth 1 -delete 2> /dev/null
-	! lsmod | grep -E '^ipoib_ng' >&2 || say "reset: ipoib_ng still loaded" >&2
+	! lsmod | grep -E '^ipoib_ng' >&2 || say "reset: ipoib_ng modules still loaded" >&2
 }
 
 rc=0

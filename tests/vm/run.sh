@@ -301,6 +301,7 @@ run_seq() {
 	start=$(date +%s)
 	out=$OUTBASE/$ONEVM
 	clean_out "$out" "$ONEVM"
+	find "$out" -mindepth 1 -maxdepth 1 -type d -exec rm -rf {} +	# earlier sequences
 	for n in "$@"; do
 		if ! why=$(resolve "$n"); then
 			echo "vm: ${n##*/}: FAIL (0 s)"
