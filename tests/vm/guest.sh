@@ -76,7 +76,14 @@ reset_vm() {
 		done
 	done
 	sysctl -qw net.ipv4.conf.all.accept_local=0
-	find /tmp -mindepth 1 -delete 2> /dev/null
+	# /tmp is the VM's tmpfs, but a repository cloned under /tmp (CI) and
+	# so the results are mounted inside it: they stay.
+	for f in /tmp/* /tmp/.[!.]*; do
+		[[ -e $f ]] || continue
+		case $VM_REPO/ in "$f"/*) continue ;; esac
+		case $base/ in "$f"/*) continue ;; esac
+		rm -rf --one-file-system "$f"
+	done
 	! lsmod | grep -E '^ipoib_ng' >&2 || say "reset: ipoib_ng modules still loaded" >&2
 }
 
