@@ -34,10 +34,12 @@ static struct ipn_priv *ipn_am_port_priv(struct ipn_priv *priv)
 	return priv->parent ?: priv;
 }
 
-/* Send one request built by the core. ctl_mutex held. */
-static int ipn_am_request(struct ipn_priv *priv, u64 *tid,
-			  void (*build)(struct ipn_priv *priv, u8 *mad,
-					u64 tid))
+/*
+ * Send one request built by the core: the group list (trap 0), or the
+ * InformInfo that subscribes to trap (or cancels it). ctl_mutex held.
+ */
+static int ipn_am_request(struct ipn_priv *priv, u64 *tid, int trap,
+			  int subscribe)
 {
 	u8 *mad = kzalloc(IPC_MAD_LEN, GFP_KERNEL);
 	int ret;
@@ -47,37 +49,13 @@ static int ipn_am_request(struct ipn_priv *priv, u64 *tid,
 	spin_lock_bh(&priv->lock);
 	*tid = (u64)priv->am.tid_hi << 32 | ++priv->am.tid_seq;
 	spin_unlock_bh(&priv->lock);
-	build(priv, mad, *tid);
+	if (trap)
+		ipc_sa_inform_req(mad, *tid, trap, subscribe);
+	else
+		ipc_sa_mcmember_table_req(mad, *tid);
 	ret = priv->sa->am_send(priv, mad);
 	kfree(mad);
 	return ret;
-}
-
-static void ipn_am_build_table(struct ipn_priv *priv, u8 *mad, u64 tid)
-{
-	ipc_sa_mcmember_table_req(mad, tid);
-}
-
-static void ipn_am_build_sub_created(struct ipn_priv *priv, u8 *mad, u64 tid)
-{
-	ipc_sa_inform_req(mad, tid, IPC_TRAP_MCG_CREATED, 1);
-}
-
-static void ipn_am_build_sub_deleted(struct ipn_priv *priv, u8 *mad, u64 tid)
-{
-	ipc_sa_inform_req(mad, tid, IPC_TRAP_MCG_DELETED, 1);
-}
-
-static void ipn_am_build_unsub_created(struct ipn_priv *priv, u8 *mad,
-				       u64 tid)
-{
-	ipc_sa_inform_req(mad, tid, IPC_TRAP_MCG_CREATED, 0);
-}
-
-static void ipn_am_build_unsub_deleted(struct ipn_priv *priv, u8 *mad,
-				       u64 tid)
-{
-	ipc_sa_inform_req(mad, tid, IPC_TRAP_MCG_DELETED, 0);
 }
 
 /* Read the directory and subscribe. ctl_mutex held. */
@@ -86,11 +64,11 @@ static void ipn_am_query(struct ipn_priv *priv)
 	u64 tid[3];
 	int ret;
 
-	ret = ipn_am_request(priv, &tid[0], ipn_am_build_sub_created);
+	ret = ipn_am_request(priv, &tid[0], IPC_TRAP_MCG_CREATED, 1);
 	if (!ret)
-		ret = ipn_am_request(priv, &tid[1], ipn_am_build_sub_deleted);
+		ret = ipn_am_request(priv, &tid[1], IPC_TRAP_MCG_DELETED, 1);
 	if (!ret)
-		ret = ipn_am_request(priv, &tid[2], ipn_am_build_table);
+		ret = ipn_am_request(priv, &tid[2], 0, 0);
 	spin_lock_bh(&priv->lock);
 	priv->am.sub_tid[0] = tid[0];
 	priv->am.sub_tid[1] = tid[1];
@@ -235,8 +213,8 @@ void ipn_allmulti_stop(struct ipn_priv *priv)
 	if (!priv->am.on)
 		return;
 	if (priv->up) {
-		ipn_am_request(priv, &tid, ipn_am_build_unsub_created);
-		ipn_am_request(priv, &tid, ipn_am_build_unsub_deleted);
+		ipn_am_request(priv, &tid, IPC_TRAP_MCG_CREATED, 0);
+		ipn_am_request(priv, &tid, IPC_TRAP_MCG_DELETED, 0);
 	}
 	spin_lock_bh(&port->am_port.lock);
 	list_del(&priv->am.node);

@@ -418,6 +418,13 @@ static void ipn_dev_announce(struct ipn_priv *priv)
 				   msecs_to_jiffies(IPC_ANNOUNCE_INTERVAL_MS));
 }
 
+/* A new series of announcements, the first now if the link can carry it. */
+static void ipn_dev_announce_start(struct ipn_priv *priv)
+{
+	priv->announce_left = IPC_ANNOUNCE_COUNT;
+	ipn_dev_announce(priv);
+}
+
 void ipn_announce_work(struct work_struct *work)
 {
 	struct ipn_priv *priv = container_of(to_delayed_work(work),
@@ -452,8 +459,7 @@ void ipn_dev_addr_changed(struct ipn_priv *priv)
 	 * announcement sent meanwhile is lost with the port's queues.
 	 */
 	priv->notify_peers = true;
-	priv->announce_left = IPC_ANNOUNCE_COUNT;
-	ipn_dev_announce(priv);
+	ipn_dev_announce_start(priv);
 }
 
 /*
@@ -506,8 +512,7 @@ static int ipn_netdev_event(struct notifier_block *nb, unsigned long event,
 	if (priv->notify_peers && netif_carrier_ok(dev) &&
 	    !qdisc_tx_changing(dev)) {
 		priv->notify_peers = false;
-		priv->announce_left = IPC_ANNOUNCE_COUNT;
-		ipn_dev_announce(priv);
+		ipn_dev_announce_start(priv);
 	}
 	return NOTIFY_DONE;
 }
@@ -862,8 +867,7 @@ static int ipn_priv_init(struct ipn_priv *priv, struct ib_device *ca,
 	INIT_DELAYED_WORK(&priv->tick, ipn_tick_work);
 	ipc_path_cfg_default(&priv->path_cfg);
 	ipc_mc_cfg_default(&priv->mc_cfg);
-	priv->mc_cfg.sendonly_idle_ms = max(READ_ONCE(ipn_sendonly_idle_ms),
-					    1000u);
+	priv->mc_cfg.sendonly_idle_ms = ipn_sendonly_idle();
 	ipc_link_init(&priv->link);
 	priv->hash_seed = get_random_u32();
 	ipc_rng_seed(&priv->rng, get_random_u64());

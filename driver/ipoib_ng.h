@@ -65,6 +65,12 @@ extern unsigned int ipn_rejoin_spread_ms;
 extern bool ipn_create_broadcast;
 extern unsigned int ipn_sendonly_idle_ms;
 
+/* sendonly_idle_ms as the multicast machine takes it: at least 1 s. */
+static inline u32 ipn_sendonly_idle(void)
+{
+	return max(READ_ONCE(ipn_sendonly_idle_ms), 1000u);
+}
+
 /* Counters; per-reason drop counters follow enum ipc_reason. */
 struct ipn_stats {
 	u64 rx_packets, rx_bytes, tx_packets, tx_bytes;

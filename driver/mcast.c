@@ -331,8 +331,7 @@ void ipn_mcast_timers(struct ipn_priv *priv, u64 now)
 	struct ipc_result r;
 
 	/* The module parameter may change at any time. */
-	priv->mc_cfg.sendonly_idle_ms = max(READ_ONCE(ipn_sendonly_idle_ms),
-					    1000u);
+	priv->mc_cfg.sendonly_idle_ms = ipn_sendonly_idle();
 	list_for_each_entry_safe(mc, tmp, &priv->mcasts, list) {
 		if (mc->st.deadline_ms > now) {
 			ipn_tick_arm(priv, mc->st.deadline_ms);
