@@ -654,6 +654,112 @@ void ipc_bsearch_start(struct ipc_bsearch *s);
 int ipc_bsearch_missing(struct ipc_bsearch *s, int create_allowed);
 
 /* ------------------------------------------------------------------ */
+/* Connected mode (RFC 4755)                                            */
+/* ------------------------------------------------------------------ */
+/*
+ * s3.5: a node in connected mode listens on the Service ID made of the
+ * IETF prefix and its UD QPN (the QPN in its link-layer address), so a
+ * peer finds it from the address alone.
+ */
+#define IPC_CM_SID_IETF		0x1000000000000000ull
+ipc_u64 ipc_cm_service_id(ipc_u32 ud_qpn);
+
+/*
+ * s6: the private data of the REQ and of the REP: the sender's UD QPN
+ * (a 32-bit field, its high 8 bits reserved) and its receive MTU: the
+ * largest IPoIB-CM frame, 4-octet header included, it accepts on this
+ * connection. Both in network byte order.
+ */
+#define IPC_CM_PRIV_LEN		8u
+/* The largest frame we take: IPC_MTU_CM_MAX plus the header. */
+#define IPC_CM_RX_MAX		(IPC_MTU_CM_MAX + IPC_HDR_LEN)
+void ipc_cm_priv_build(ipc_u32 ud_qpn, ipc_u32 rx_mtu, ipc_u8 out[8]);
+/*
+ * Parse a peer's private data (len bytes; the CM pads it). Returns 0 with
+ * the UD QPN and the frame size we may send, min(its receive MTU,
+ * IPC_CM_RX_MAX), or -IPC_EPROTO: too short, a QPN of 0 or the multicast
+ * QPN, or a receive MTU that cannot hold the smallest IPv4 packet.
+ */
+int ipc_cm_priv_parse(const ipc_u8 *buf, ipc_u32 len, ipc_u32 *ud_qpn,
+		      ipc_u32 *frame_max);
+
+/*
+ * One connection we initiate, per peer address (QPN and GID): this node
+ * sends on it; the peer's connection to us, if any, is its own (s3.3
+ * allows one in each direction, and each side sends on the one it made).
+ *
+ *   IDLE       --tx--> CONNECTING (CONNECT, QUEUE)
+ *   CONNECTING --REP ok--> CONNECTED (FLUSH_QUEUE)
+ *   CONNECTING --REJ/error/timeout--> FAILED (DISCONNECT, FLUSH_QUEUE)
+ *   CONNECTED  --tx--> SEND (frame fits the peer's MTU) or DROP TOO_BIG
+ *   CONNECTED  --broken (DREQ, QP error)--> IDLE (DISCONNECT)
+ *   FAILED     --tx--> VIA_UD (fits the UD MTU) or DROP TOO_BIG
+ *   FAILED     --backoff over--> IDLE (the next frame connects again)
+ *   CONNECTED, IDLE, FAILED --idle_ms unused--> FREE (DISCONNECT)
+ *
+ * While it fails the peer is still reached over UD (datagram mode is
+ * what every IPoIB node speaks, RFC 4391), with datagram-sized frames.
+ * The queue is accounted as for paths (core.hpp queue_hold()).
+ */
+#define IPC_ACT_CONNECT		0x10000u	/* cm: send a REQ (new QP) */
+#define IPC_ACT_DISCONNECT	0x20000u	/* cm: DREQ, destroy the QP */
+#define IPC_ACT_VIA_UD		0x40000u	/* cm: send this frame over UD */
+
+enum ipc_cm_state {
+	IPC_CM_IDLE = 0,
+	IPC_CM_CONNECTING,
+	IPC_CM_CONNECTED,
+	IPC_CM_FAILED,
+	IPC_CM_STATE_COUNT
+};
+
+struct ipc_cm_cfg {
+	ipc_u16 queue_max;	/* frames held while connecting */
+	ipc_u16 pad;
+	ipc_u32 connect_timeout_ms;	/* REQ to established, else failed */
+	ipc_u32 idle_ms;	/* unused this long: closed and freed */
+	struct ipc_backoff_cfg backoff;	/* after a failure, UD until then */
+};
+void ipc_cm_cfg_default(struct ipc_cm_cfg *c);
+
+struct ipc_cm {
+	ipc_u8 state;		/* enum ipc_cm_state */
+	ipc_u8 attempts;	/* failed connects in a row */
+	ipc_u16 queued;
+	ipc_u32 frame_max;	/* CONNECTED: the peer's receive MTU */
+	ipc_s32 last_status;
+	ipc_u32 pad;
+	ipc_u64 deadline_ms;
+	ipc_u64 last_used_ms;
+};
+void ipc_cm_init(struct ipc_cm *c);
+/*
+ * A frame of len bytes (IPoIB header and payload) to the peer. ud_max is
+ * the largest frame the UD QP carries (link MTU + 4). SEND means over the
+ * connection. DROP with IPC_R_TOO_BIG: tell the sender the largest frame
+ * ipc_cm_frame_max() gives (ICMP "fragmentation needed", "packet too big").
+ */
+void ipc_cm_tx(struct ipc_cm *c, const struct ipc_cm_cfg *cfg, ipc_u64 now,
+	       ipc_u32 len, ipc_u32 ud_max, struct ipc_result *r);
+/* The largest frame that goes to this peer now. */
+ipc_u32 ipc_cm_frame_max(const struct ipc_cm *c, ipc_u32 ud_max);
+/*
+ * The REQ was answered: status 0 with the frame size from the REP's
+ * private data (ipc_cm_priv_parse()), or -errno (REJ, timeout, bad REP).
+ */
+void ipc_cm_connect_done(struct ipc_cm *c, const struct ipc_cm_cfg *cfg,
+			 ipc_u64 now, int status, ipc_u32 frame_max,
+			 struct ipc_rng *rng, struct ipc_result *r);
+/* The connection broke: DREQ received, QP error, a send failed. */
+void ipc_cm_broken(struct ipc_cm *c, const struct ipc_cm_cfg *cfg,
+		   ipc_u64 now, struct ipc_result *r);
+void ipc_cm_timer(struct ipc_cm *c, const struct ipc_cm_cfg *cfg, ipc_u64 now,
+		  struct ipc_rng *rng, struct ipc_result *r);
+/* Tear down (interface down, mode change): DISCONNECT, PURGE, FREE. */
+void ipc_cm_destroy(struct ipc_cm *c, struct ipc_result *r);
+const char *ipc_cm_state_name(int state);
+
+/* ------------------------------------------------------------------ */
 /* Promiscuous multicast for routers (RFC 4391 s11) and its SA MADs     */
 /* ------------------------------------------------------------------ */
 /*

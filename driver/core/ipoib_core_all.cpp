@@ -17,3 +17,4 @@
 #include "mc.cpp"
 #include "link.cpp"
 #include "sa.cpp"
+#include "cm.cpp"

@@ -20,9 +20,10 @@ inline std::string acts(uint32_t a)
 		"START_QUERY", "CANCEL_QUERY", "FLUSH_QUEUE", "PURGE_QUEUE",
 		"RELEASE_AH",  "JOIN",	       "LEAVE",	      "ATTACH",
 		"DETACH",      "TO_ROUTERS",   "FREE",	      "LOG",
+		"CONNECT",     "DISCONNECT",   "VIA_UD",
 	};
 	std::string s;
-	for (int i = 0; i < 16; i++)
+	for (int i = 0; i < 19; i++)
 		if (a & (1u << i))
 			s += (s.empty() ? "" : "|") + std::string(names[i]);
 	return s.empty() ? "none" : s;
@@ -123,6 +124,51 @@ struct McT {
 	const ipc_result &destroy()
 	{
 		ipc_mc_destroy(&m, &r);
+		return r;
+	}
+	int state() const
+	{
+		return m.state;
+	}
+};
+
+struct CmT {
+	struct ipc_cm m;
+	struct ipc_cm_cfg c;
+	struct ipc_rng rng;
+	struct ipc_result r;
+
+	CmT()
+	{
+		ipc_cm_cfg_default(&c);
+		ipc_cm_init(&m);
+		ipc_rng_seed(&rng, 11);
+	}
+	const ipc_result &tx(uint64_t now, uint32_t len = 1000,
+			     uint32_t ud_max = 2048)
+	{
+		ipc_cm_tx(&m, &c, now, len, ud_max, &r);
+		return r;
+	}
+	const ipc_result &done(uint64_t now, int status,
+			       uint32_t frame_max = IPC_CM_RX_MAX)
+	{
+		ipc_cm_connect_done(&m, &c, now, status, frame_max, &rng, &r);
+		return r;
+	}
+	const ipc_result &broken(uint64_t now)
+	{
+		ipc_cm_broken(&m, &c, now, &r);
+		return r;
+	}
+	const ipc_result &timer(uint64_t now)
+	{
+		ipc_cm_timer(&m, &c, now, &rng, &r);
+		return r;
+	}
+	const ipc_result &destroy()
+	{
+		ipc_cm_destroy(&m, &r);
 		return r;
 	}
 	int state() const
