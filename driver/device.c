@@ -84,7 +84,8 @@ void ipn_dev_update_mtu(struct ipn_priv *priv, u32 ib_mtu_bytes)
 	struct ipc_mtu_info info;
 	bool first;
 
-	if (ipc_mtu_resolve(ib_mtu_bytes, 0, IPC_MODE_DATAGRAM, &info))
+	if (ipc_mtu_resolve(ib_mtu_bytes, 0, priv->cm_mode ? IPC_MODE_CONNECTED :
+			    IPC_MODE_DATAGRAM, &info))
 		return;
 	if (info.below_rfc_min && !priv->mtu.below_rfc_min)
 		netdev_warn(dev, "link MTU %u is below the RFC 4391 s7 minimum of %u\n",
@@ -138,6 +139,9 @@ static int ipn_open(struct net_device *dev)
 	priv->next_deadline = IPC_NO_DEADLINE;
 	ib_req_notify_cq(priv->recv_cq, IB_CQ_NEXT_COMP);
 	ib_req_notify_cq(priv->send_cq, IB_CQ_NEXT_COMP);
+	/* Without it peers fall back to datagrams (their REQs are refused). */
+	if (ipn_cm_start(priv))
+		netdev_warn(dev, "cannot start connected mode: peers reach us over UD only\n");
 	netif_start_queue(dev);
 
 	/*
@@ -183,6 +187,7 @@ static int ipn_stop(struct net_device *dev)
 	act = ipc_link_stop(&priv->link);
 	spin_unlock_bh(&priv->lock);
 	ipn_link_apply(priv, act | IPC_LINK_ACT_CARRIER_OFF);
+	ipn_cm_stop(priv);		/* TX NAPI reaps the flushed sends */
 	ipn_mcast_destroy_all(priv);
 	ipn_path_destroy_all(priv);
 	cancel_delayed_work_sync(&priv->tick);
@@ -328,7 +333,11 @@ static const struct net_device_ops ipn_netdev_ops;
  */
 static int ipn_dev_set_hwaddr(struct ipn_priv *priv)
 {
-	struct ipc_addr a = { .flags = 0, .qpn = priv->ifid.qpn };
+	struct ipc_addr a = {
+		/* RFC 4755 s3.1: the C bit says we accept connections. */
+		.flags = priv->cm_mode ? IPC_ADDR_FLAG_CM : 0,
+		.qpn = priv->ifid.qpn,
+	};
 	u8 hw[IPC_ADDR_LEN];
 	union ib_gid gid;
 	int ret;
@@ -628,19 +637,32 @@ static bool ipn_sysfs_capable(struct device *d)
 static ssize_t mode_show(struct device *d, struct device_attribute *attr,
 			 char *buf)
 {
-	return sysfs_emit(buf, "datagram\n");
+	struct ipn_priv *priv = netdev_priv(to_net_dev(d));
+
+	return sysfs_emit(buf, "%s\n", READ_ONCE(priv->cm_mode) ?
+			  "connected" : "datagram");
 }
 
 static ssize_t mode_store(struct device *d, struct device_attribute *attr,
 			  const char *buf, size_t count)
 {
+	struct ipn_priv *priv = netdev_priv(to_net_dev(d));
+	bool cm;
+	int ret;
+
 	if (!ipn_sysfs_capable(d))
 		return -EPERM;
 	if (sysfs_streq(buf, "datagram"))
-		return count;
-	if (sysfs_streq(buf, "connected"))
-		return -EOPNOTSUPP;	/* RFC 4755 is not implemented */
-	return -EINVAL;
+		cm = false;
+	else if (sysfs_streq(buf, "connected"))
+		cm = true;
+	else
+		return -EINVAL;
+	if (!rtnl_trylock())
+		return restart_syscall();
+	ret = ipn_dev_set_mode(priv, cm, NULL);
+	rtnl_unlock();
+	return ret ?: count;
 }
 static DEVICE_ATTR_RW(mode);
 
@@ -800,6 +822,8 @@ void ipn_setup(struct net_device *dev)
 	dev->max_mtu = IPC_MTU_MIN_RFC;
 	dev->mtu = IPC_MTU_MIN_RFC;
 	dev->needs_free_netdev = false;
+	/* Connected mode answers a frame too big with ICMP: it needs the route. */
+	netif_keep_dst(dev);
 }
 
 static struct net_device *ipn_roce_netdev(struct ipn_priv *priv)
@@ -855,6 +879,7 @@ static int ipn_priv_init(struct ipn_priv *priv, struct ib_device *ca,
 	hash_init(priv->paths);
 	INIT_LIST_HEAD(&priv->mcasts);
 	ipn_allmulti_init(priv);
+	ipn_cm_init(priv);
 	INIT_LIST_HEAD(&priv->path_work);
 	INIT_LIST_HEAD(&priv->mc_work);
 	INIT_LIST_HEAD(&priv->ah_reap);
@@ -897,6 +922,7 @@ static int ipn_priv_init(struct ipn_priv *priv, struct ib_device *ca,
 	}
 
 	ipn_napi_add(dev, &priv->rx_napi, ipn_rx_poll);
+	ipn_napi_add(dev, &priv->cm_napi, ipn_cm_rx_poll);
 	ipn_napi_add_tx(dev, &priv->tx_napi, ipn_tx_poll);
 	if (priv->max_sge > 1)
 		dev->features |= NETIF_F_SG;
@@ -918,6 +944,7 @@ err_stats:
 /* Undo ipn_priv_init(). */
 static void ipn_priv_uninit(struct ipn_priv *priv)
 {
+	netif_napi_del(&priv->cm_napi);
 	netif_napi_del(&priv->tx_napi);
 	netif_napi_del(&priv->rx_napi);
 	ipn_verbs_destroy(priv);
@@ -1022,6 +1049,44 @@ int ipn_dev_resize_rings(struct ipn_priv *priv, unsigned int rx,
 		dev_close(dev);
 	if (priv->qp)
 		ipn_dev_addr_changed(priv);
+	return ret;
+}
+
+/*
+ * Datagram or connected mode (RFC 4755), as ib_ipoib: connected sets the
+ * C bit in dev_addr and raises the MTU to the connected-mode maximum;
+ * datagram clamps it to the link's. While up, the datapath is restarted
+ * between stop and open as for a ring resize (addresses stay), and the
+ * new address announced. rtnl held.
+ */
+int ipn_dev_set_mode(struct ipn_priv *priv, bool connected,
+		     struct netlink_ext_ack *extack)
+{
+	struct net_device *dev = priv->dev;
+	bool running = netif_running(dev);
+	int ret = 0;
+
+	ASSERT_RTNL();
+	if (priv->cm_mode == connected)
+		return 0;
+	if (running)
+		ipn_stop(dev);
+	mutex_lock(&priv->ctl_mutex);
+	WRITE_ONCE(priv->cm_mode, connected);
+	if (priv->qp && ipn_dev_set_hwaddr(priv))
+		netdev_warn(dev, "cannot read the port GID\n");
+	mutex_unlock(&priv->ctl_mutex);
+	ipn_dev_update_mtu(priv, priv->mtu.mcast_mtu + IPC_HDR_LEN);
+	if (connected) {
+		ret = dev_set_mtu(dev, priv->mtu.max_mtu);
+		if (ret)
+			NL_SET_ERR_MSG_MOD(extack, "cannot raise the MTU");
+	}
+	if (running && ipn_open(dev))
+		dev_close(dev);
+	ipn_dev_addr_changed(priv);
+	netdev_info(dev, "%s mode, MTU %u\n",
+		    connected ? "connected" : "datagram", dev->mtu);
 	return ret;
 }
 

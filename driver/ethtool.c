@@ -21,6 +21,9 @@ static const struct {
 	IPN_COUNTER(path_failures), IPN_COUNTER(mc_joins),
 	IPN_COUNTER(mc_leaves), IPN_COUNTER(mc_failures),
 	IPN_COUNTER(mc_refused), IPN_COUNTER(tx_timeouts),
+	IPN_COUNTER(cm_connects), IPN_COUNTER(cm_failures),
+	IPN_COUNTER(cm_accepts), IPN_COUNTER(cm_tx_packets),
+	IPN_COUNTER(cm_rx_packets),
 #undef IPN_COUNTER
 };
 

@@ -345,6 +345,7 @@ void ipn_ctl_work(struct work_struct *work)
 	mutex_lock(&priv->ctl_mutex);
 	ipn_mcast_run(priv);
 	ipn_path_run(priv);
+	ipn_cm_run(priv);
 	mutex_unlock(&priv->ctl_mutex);
 	rtnl_unlock();
 }
@@ -373,6 +374,7 @@ void ipn_tick_work(struct work_struct *work)
 	priv->next_deadline = IPC_NO_DEADLINE;
 	ipn_path_timers(priv, now);
 	ipn_mcast_timers(priv, now);
+	ipn_cm_timers(priv, now);
 	spin_unlock_bh(&priv->lock);
 	ipn_ctl_kick(priv);
 }

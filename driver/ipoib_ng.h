@@ -80,6 +80,8 @@ struct ipn_stats {
 	u64 path_queries, path_failures, mc_joins, mc_leaves, mc_failures;
 	u64 mc_refused;		/* stack groups not of this link */
 	u64 tx_timeouts;
+	u64 cm_connects, cm_failures, cm_accepts;	/* connected mode */
+	u64 cm_tx_packets, cm_rx_packets;
 	struct u64_stats_sync syncp;	/* last: only u64 counters before it */
 };
 
@@ -211,6 +213,8 @@ struct ipn_path {
 	int sa_query_id;
 	int query_status;
 	bool sa_busy;			/* IB: a query callback may still run */
+	struct sa_path_rec rec;		/* IB: the SA's record (connected mode) */
+	bool rec_valid;
 	struct rdma_dev_addr *dev_addr;	/* RoCE: rdma_resolve_ip */
 };
 
@@ -249,11 +253,65 @@ enum {
 	IPN_OP_RELEASE_AH = BIT(8),
 	IPN_OP_FLUSH_QUEUE = BIT(9),
 	IPN_OP_TO_ROUTERS = BIT(10),	/* the queue to the all-routers group */
+	IPN_OP_CONNECT = BIT(11),	/* cm: REQ */
+	IPN_OP_DISCONNECT = BIT(12),	/* cm: DREQ, QP destroyed */
+	IPN_OP_BROKEN = BIT(13),	/* cm: the connection failed */
+};
+
+/* Connected mode (cm.c). */
+enum {
+	IPN_CM_MAX_PAGES = 17,		/* SGEs of one SRQ receive */
+	IPN_CM_SRQ_MAX = 256,		/* SRQ entries at most */
+	IPN_CM_HASH_BITS = 8,
+};
+
+/* A connection we made, to the peer address addr; priv->lock. */
+struct ipn_cm_tx {
+	struct hlist_node node;		/* priv->cm_tx */
+	struct list_head work;		/* priv->cm_work when ops pending */
+	struct ipn_priv *priv;
+	u8 addr[IPC_ADDR_LEN];
+	struct ipc_cm st;
+	struct sk_buff_head queue;	/* frames waiting, pseudo header kept */
+	u32 ops;
+	bool dead;			/* FREE seen: off the hash */
+	struct ib_cm_id *id;		/* control work and CM handlers */
+	struct ib_qp *qp;
+	atomic_t inflight;		/* sends taken or posted, not completed */
+	int conn_status;		/* the REQ's answer, for IPN_OP_DONE */
+	u32 conn_frame_max;
+	struct ib_qp *broken_qp;	/* the QP that failed (IPN_OP_BROKEN) */
+};
+
+/* A connection a peer made to us. */
+struct ipn_cm_rx {
+	struct list_head list;		/* priv->cm_rx, then cm_rx_dead */
+	struct hlist_node qp_node;	/* priv->cm_rx_qps, RCU */
+	struct ipn_priv *priv;
+	struct ib_cm_id *id;
+	struct ib_qp *qp;
+	u8 peer[IPC_ADDR_LEN];		/* CM flag, its UD QPN, its GID */
+	bool dead;
+	struct rcu_head rcu;
+};
+
+struct ipn_srq_slot {
+	struct page *pages[IPN_CM_MAX_PAGES];
+	u64 mapping[IPN_CM_MAX_PAGES];
+	bool posted;
+};
+
+enum ipn_cm_route {
+	IPN_CM_UD,		/* send over UD with the path's handle */
+	IPN_CM_RC,		/* send on the connection */
+	IPN_CM_CONSUMED,	/* queued or dropped */
+	IPN_CM_TOO_BIG,		/* drop and tell the sender the MTU */
 };
 
 struct ipn_tx_slot {
 	struct sk_buff *skb;
-	struct ipn_ah *ah;
+	struct ipn_ah *ah;		/* UD */
+	struct ipn_cm_tx *cm;		/* RC: the connection */
 	u64 mapping[IPN_MAX_TX_SGE];
 	int nr_maps;
 };
@@ -353,6 +411,27 @@ struct ipn_priv {
 	bool bcast_rec_valid;
 	wait_queue_head_t sa_wait;	/* IB: query callbacks finished */
 
+	/* Connected mode (cm.c): priv->lock but for the verbs (ctl_mutex). */
+	bool cm_mode;			/* administrator's choice (rtnl) */
+	bool cm_on;			/* SRQ and listener live */
+	bool cm_accepting;
+	struct ib_cm_id *cm_listen;
+	struct ib_srq *srq;
+	struct ib_cq *cm_rcq;
+	struct napi_struct cm_napi;
+	struct ib_wc cm_wc[IPN_WC_BATCH];
+	struct ipn_srq_slot *srq_ring;
+	unsigned int srq_size;
+	unsigned int cm_pages;
+	u32 cm_frame_max;		/* our receive MTU (s6) */
+	DECLARE_HASHTABLE(cm_tx, IPN_CM_HASH_BITS);
+	DECLARE_HASHTABLE(cm_rx_qps, IPN_CM_HASH_BITS);
+	struct list_head cm_rx;
+	struct list_head cm_rx_dead;
+	struct list_head cm_work;
+	wait_queue_head_t cm_wait;	/* a connection's sends completed */
+	struct ipc_cm_cfg cm_cfg;
+
 	struct ipn_stats __percpu *stats;
 	u32 hash_seed;
 	struct dentry *debugfs;		/* this interface's directory */
@@ -450,6 +529,8 @@ int ipn_rx_ring_init(struct ipn_priv *priv);
 void ipn_rx_ring_free(struct ipn_priv *priv);
 int ipn_rx_poll(struct napi_struct *napi, int budget);
 void ipn_rx_comp(struct ib_cq *cq, void *ctx);
+void ipn_rx_set_header(struct ipn_priv *priv, struct sk_buff *skb,
+		       const struct ipc_rx_verdict *v);
 
 /* tx.c */
 netdev_tx_t ipn_start_xmit(struct sk_buff *skb, struct net_device *dev);
@@ -457,7 +538,7 @@ int ipn_tx_poll(struct napi_struct *napi, int budget);
 void ipn_tx_comp(struct ib_cq *cq, void *ctx);
 void ipn_tx_ring_drain(struct ipn_priv *priv);
 int ipn_send(struct ipn_priv *priv, struct sk_buff *skb, struct ipn_ah *ah,
-	     u32 qpn);
+	     u32 qpn, struct ipn_cm_tx *cm);
 void ipn_tx_timeout(struct net_device *dev, unsigned int txqueue);
 void ipn_xmit_list(struct sk_buff_head *list);
 void ipn_queue_apply(struct ipn_priv *priv, struct sk_buff_head *queue,
@@ -465,6 +546,7 @@ void ipn_queue_apply(struct ipn_priv *priv, struct sk_buff_head *queue,
 
 /* path.c */
 struct ipn_path *ipn_path_get(struct ipn_priv *priv, const u8 *gid);
+struct ipn_path *ipn_path_find(struct ipn_priv *priv, const u8 *gid);
 void ipn_path_apply(struct ipn_priv *priv, struct ipn_path *path,
 		    const struct ipc_result *r, struct sk_buff *skb);
 void ipn_path_run(struct ipn_priv *priv);
@@ -493,6 +575,22 @@ void ipn_mcast_rx_mode_work(struct work_struct *work);
 int ipn_mcast_join_bcast(struct ipn_priv *priv);
 void ipn_mcast_flush_all(struct ipn_priv *priv);
 void ipn_mcast_destroy_all(struct ipn_priv *priv);
+
+/* cm.c */
+void ipn_cm_init(struct ipn_priv *priv);
+int ipn_cm_start(struct ipn_priv *priv);
+void ipn_cm_stop(struct ipn_priv *priv);
+void ipn_cm_run(struct ipn_priv *priv);
+void ipn_cm_timers(struct ipn_priv *priv, u64 now);
+int ipn_cm_rx_poll(struct napi_struct *napi, int budget);
+enum ipn_cm_route ipn_cm_xmit(struct ipn_priv *priv, struct sk_buff *skb,
+			      u64 now, struct ipn_cm_tx **txp, u32 *mtu);
+void ipn_cm_tx_error(struct ipn_priv *priv, struct ipn_cm_tx *tx,
+		     struct ib_qp *qp);
+void ipn_tx_too_big(struct ipn_priv *priv, struct sk_buff *skb, u32 mtu);
+u32 ipn_addr_qpn(const u8 *addr);
+int ipn_dev_set_mode(struct ipn_priv *priv, bool connected,
+		     struct netlink_ext_ack *extack);
 
 /* debugfs.c */
 extern struct dentry *ipn_debugfs_root;

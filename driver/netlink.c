@@ -26,7 +26,8 @@ static int ipn_nl_fill_info(struct sk_buff *skb, const struct net_device *dev)
 	const struct ipn_priv *priv = netdev_priv(dev);
 
 	if (nla_put_u16(skb, IFLA_IPOIB_PKEY, priv->pkey) ||
-	    nla_put_u16(skb, IFLA_IPOIB_MODE, IPOIB_MODE_DATAGRAM) ||
+	    nla_put_u16(skb, IFLA_IPOIB_MODE, READ_ONCE(priv->cm_mode) ?
+			IPOIB_MODE_CONNECTED : IPOIB_MODE_DATAGRAM) ||
 	    nla_put_u16(skb, IFLA_IPOIB_UMCAST, READ_ONCE(priv->umcast)))
 		return -EMSGSIZE;
 	return 0;
@@ -47,14 +48,10 @@ static int ipn_nl_validate(struct nlattr *tb[], struct nlattr *data[],
 	if (data[IFLA_IPOIB_MODE]) {
 		u16 mode = nla_get_u16(data[IFLA_IPOIB_MODE]);
 
-		if (mode == IPOIB_MODE_CONNECTED) {
+		if (mode != IPOIB_MODE_DATAGRAM &&
+		    mode != IPOIB_MODE_CONNECTED) {
 			NL_SET_ERR_MSG_ATTR(extack, data[IFLA_IPOIB_MODE],
-					    "connected mode (RFC 4755) is not implemented; use mode datagram");
-			return -EOPNOTSUPP;
-		}
-		if (mode != IPOIB_MODE_DATAGRAM) {
-			NL_SET_ERR_MSG_ATTR(extack, data[IFLA_IPOIB_MODE],
-					    "unknown mode; use datagram");
+					    "unknown mode; use datagram or connected");
 			return -EINVAL;
 		}
 	}
@@ -67,15 +64,20 @@ static int ipn_nl_validate(struct nlattr *tb[], struct nlattr *data[],
 	return 0;
 }
 
-static void ipn_nl_apply(struct ipn_priv *priv, struct nlattr *data[])
+static int ipn_nl_apply(struct ipn_priv *priv, struct nlattr *data[],
+			struct netlink_ext_ack *extack)
 {
 	if (data && data[IFLA_IPOIB_UMCAST])
 		WRITE_ONCE(priv->umcast, nla_get_u16(data[IFLA_IPOIB_UMCAST]));
+	if (data && data[IFLA_IPOIB_MODE])
+		return ipn_dev_set_mode(priv, nla_get_u16(data[IFLA_IPOIB_MODE]) ==
+					IPOIB_MODE_CONNECTED, extack);
+	return 0;
 }
 
 /*
  * ip link add link <port interface> name <name> type ipoib [pkey P]
- * [mode datagram] [umcast 0|1]: a P_Key child, in the parent's partition
+ * [mode datagram|connected] [umcast 0|1]: a P_Key child, in the parent's partition
  * when no P_Key is given (as ib_ipoib). src_net is where the parent is
  * looked up; the child itself may be made in another namespace.
  */
@@ -117,7 +119,8 @@ static int ipn_nl_newlink(struct net *src_net, struct net_device *dev,
 		NL_SET_ERR_MSG(extack, "cannot create the P_Key child (see the kernel log)");
 		return ret;
 	}
-	ipn_nl_apply(netdev_priv(dev), data);
+	/* Registered: a mode that cannot be had leaves it datagram, said. */
+	ipn_nl_apply(netdev_priv(dev), data, extack);
 	return 0;
 }
 
@@ -133,8 +136,7 @@ static int ipn_nl_changelink(struct net_device *dev, struct nlattr *tb[],
 				    "the P_Key of an interface cannot change; add a child with the new P_Key");
 		return -EOPNOTSUPP;
 	}
-	ipn_nl_apply(priv, data);
-	return 0;
+	return ipn_nl_apply(priv, data, extack);
 }
 
 /*

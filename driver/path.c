@@ -13,15 +13,26 @@ static u32 ipn_path_key(struct ipn_priv *priv, const u8 *gid)
 	return ipc_gid_hash(gid, priv->hash_seed);
 }
 
+/* The path to gid, or NULL. priv->lock held. */
+struct ipn_path *ipn_path_find(struct ipn_priv *priv, const u8 *gid)
+{
+	struct ipn_path *path;
+
+	hash_for_each_possible(priv->paths, path, node,
+			       ipn_path_key(priv, gid))
+		if (!memcmp(path->gid, gid, IPC_GID_LEN))
+			return path;
+	return NULL;
+}
+
 /* Find or create the path to gid. priv->lock held; NULL on ENOMEM. */
 struct ipn_path *ipn_path_get(struct ipn_priv *priv, const u8 *gid)
 {
 	u32 key = ipn_path_key(priv, gid);
-	struct ipn_path *path;
+	struct ipn_path *path = ipn_path_find(priv, gid);
 
-	hash_for_each_possible(priv->paths, path, node, key)
-		if (!memcmp(path->gid, gid, IPC_GID_LEN))
-			return path;
+	if (path)
+		return path;
 	path = ipn_fault() ? NULL : kzalloc(sizeof(*path), GFP_ATOMIC);
 	if (!path)
 		return NULL;

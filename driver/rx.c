@@ -111,7 +111,6 @@ IPN_TESTABLE struct sk_buff *ipn_rx_frame(struct ipn_priv *priv,
 	struct ipc_rx_verdict v;
 	union ib_gid s, d;
 	int reason;
-	u8 *h;
 
 	if (unlikely(skb->len < IB_GRH_BYTES)) {
 		ipn_drop(priv, skb, IPC_R_TRUNCATED, false);
@@ -142,15 +141,28 @@ IPN_TESTABLE struct sk_buff *ipn_rx_frame(struct ipn_priv *priv,
 	}
 
 	/* The GIDs were copied out: the GRH area may now be overwritten. */
-	h = skb_push(skb, IPN_PSEUDO_LEN);
-	if (v.has_src)
-		memcpy(h, v.src_addr, IPN_PSEUDO_LEN);
+	ipn_rx_set_header(priv, skb, &v);
+	return skb;
+}
+
+/*
+ * skb->data at the IPoIB header, IPN_PSEUDO_LEN bytes of headroom: the
+ * sender's address goes in front as the hardware header, then protocol
+ * and pkt_type for the stack (RFC 4391 s6, s9.1.1).
+ */
+void ipn_rx_set_header(struct ipn_priv *priv, struct sk_buff *skb,
+		       const struct ipc_rx_verdict *v)
+{
+	u8 *h = skb_push(skb, IPN_PSEUDO_LEN);
+
+	if (v->has_src)
+		memcpy(h, v->src_addr, IPN_PSEUDO_LEN);
 	else
 		memset(h, 0, IPN_PSEUDO_LEN);
 	skb_reset_mac_header(skb);
 	skb_pull(skb, IPN_HARD_LEN);
-	skb->protocol = htons(v.ethertype);
-	switch (v.pkt_type) {
+	skb->protocol = htons(v->ethertype);
+	switch (v->pkt_type) {
 	case IPC_PKT_BROADCAST:
 		skb->pkt_type = PACKET_BROADCAST;
 		break;
@@ -166,7 +178,6 @@ IPN_TESTABLE struct sk_buff *ipn_rx_frame(struct ipn_priv *priv,
 		break;
 	}
 	skb->dev = priv->dev;
-	return skb;
 }
 
 static void ipn_rx_one(struct ipn_priv *priv, struct ib_wc *wc, bool drain)

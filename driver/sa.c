@@ -91,6 +91,10 @@ static void ipn_ib_path_done(int status, struct sa_path_rec *resp,
 		status = -ENODATA;
 	spin_lock_bh(&priv->lock);
 	path->sa_query = NULL;
+	if (!status) {
+		path->rec = *resp;	/* connected mode's REQ (cm.c) */
+		path->rec_valid = true;
+	}
 	if (!path->dead && status != -EINTR) {
 		path->query_status = status;
 		ipn_path_queue_ops(priv, path, IPN_OP_DONE);

@@ -5,7 +5,9 @@
  * The send ring is a power-of-two array indexed by free-running counters:
  * tx_head advances under netif_tx_lock (xmit), tx_tail in TX NAPI (or in
  * the drain with NAPI off). The queue stops at sendq - 1 slots in flight
- * and wakes at half.
+ * and wakes at half. The UD QP and the connections' RC QPs (cm.c) share
+ * the ring: each QP completes in order, but the QPs interleave, so a slot
+ * is freed when its send completes and the tail moves over freed slots.
  */
 #include <linux/slab.h>
 #include "ipoib_ng.h"
@@ -54,11 +56,12 @@ static int ipn_tx_map(struct ipn_priv *priv, struct ipn_tx_slot *slot)
 }
 
 /*
- * Post one datagram. skb->data is at the pseudo header; consumes skb and
- * the reference on ah in every case. Called under netif_tx_lock.
+ * Post one frame: over UD with ah to qpn, or on the connection cm. skb->data
+ * is at the pseudo header; consumes skb, the reference on ah and the send
+ * cm's inflight counts in every case. Called under netif_tx_lock.
  */
 int ipn_send(struct ipn_priv *priv, struct sk_buff *skb, struct ipn_ah *ah,
-	     u32 qpn)
+	     u32 qpn, struct ipn_cm_tx *cm)
 {
 	unsigned int mask = priv->tx_size - 1;
 	struct ipn_tx_slot *slot;
@@ -93,17 +96,25 @@ int ipn_send(struct ipn_priv *priv, struct sk_buff *skb, struct ipn_ah *ah,
 	wr->wr.send_flags = IB_SEND_SIGNALED;
 	wr->wr.sg_list = priv->tx_sge;
 	wr->wr.num_sge = slot->nr_maps;
-	wr->ah = ah->ah;
-	wr->remote_qpn = qpn;
-	wr->remote_qkey = priv->qkey;
-	ret = ib_post_send(priv->qp, &wr->wr, NULL);
-	if (ret) {
-		ipn_tx_unmap(priv, slot);
-		goto drop_slot;
+	if (!cm) {
+		wr->ah = ah->ah;
+		wr->remote_qpn = qpn;
+		wr->remote_qkey = priv->qkey;
 	}
 	slot->ah = ah;
+	slot->cm = cm;
+	ret = ib_post_send(cm ? cm->qp : priv->qp, &wr->wr, NULL);
+	if (ret) {
+		ipn_tx_unmap(priv, slot);
+		slot->ah = NULL;
+		slot->cm = NULL;
+		goto drop_slot;
+	}
+	if (cm)
+		ipn_inc(priv, cm_tx_packets);
 	netif_trans_update(priv->dev);
-	priv->tx_head++;
+	/* Pairs with the acquire in ipn_tx_one: the slot is filled. */
+	smp_store_release(&priv->tx_head, priv->tx_head + 1);
 	if (priv->tx_head - READ_ONCE(priv->tx_tail) >= priv->tx_size - 1) {
 		netif_stop_queue(priv->dev);
 		/* Pairs with the barrier in ipn_tx_poll before the wake. */
@@ -120,6 +131,8 @@ drop:
 	ipn_inc(priv, tx_errors);
 	ipn_drop(priv, skb, IPC_R_OK, true);
 	ipn_ah_put(ah);
+	if (cm && atomic_dec_and_test(&cm->inflight))
+		wake_up(&priv->cm_wait);
 	return ret;
 }
 
@@ -195,9 +208,12 @@ static struct ipn_ah *ipn_mcast_tx(struct ipn_priv *priv, const u8 *mgid,
 netdev_tx_t ipn_start_xmit(struct sk_buff *skb, struct net_device *dev)
 {
 	struct ipn_priv *priv = netdev_priv(dev);
+	enum ipn_cm_route route = IPN_CM_UD;
+	struct ipn_cm_tx *cm = NULL;
 	struct ipc_tx_verdict v;
 	struct ipn_ah *ah = NULL;
 	struct ipc_result r;
+	u32 mtu = 0;
 	int reason;
 	u64 now;
 
@@ -227,15 +243,28 @@ netdev_tx_t ipn_start_xmit(struct sk_buff *skb, struct net_device *dev)
 		if (r.actions & IPC_ACT_SEND)
 			ah = ipn_tx_take_ah(&r, path->ah);
 		ipn_path_apply(priv, path, &r, ah ? NULL : skb);
+		/* RFC 4755 s3.1: a peer whose address has the C bit. */
+		if (ah && priv->cm_on && (skb->data[0] & IPC_ADDR_FLAG_CM))
+			route = ipn_cm_xmit(priv, skb, now, &cm, &mtu);
 	} else {
 		ah = ipn_mcast_tx(priv, v.gid, skb, now, true);
 	}
-	if (ah)
+	/* Connected mode's MTU is not UD's: what UD cannot carry. */
+	if (ah && route == IPN_CM_UD && priv->cm_mode &&
+	    skb->len - IPN_PSEUDO_LEN > priv->mtu.mcast_mtu + IPC_HDR_LEN) {
+		route = IPN_CM_TOO_BIG;
+		mtu = priv->mtu.mcast_mtu;
+	}
+	if (ah && route == IPN_CM_UD)
 		kref_get(&ah->ref);
 	spin_unlock(&priv->lock);
 
-	if (ah)
-		ipn_send(priv, skb, ah, v.qpn);
+	if (route == IPN_CM_RC)
+		ipn_send(priv, skb, NULL, 0, cm);
+	else if (route == IPN_CM_TOO_BIG)
+		ipn_tx_too_big(priv, skb, mtu);
+	else if (ah && route == IPN_CM_UD)
+		ipn_send(priv, skb, ah, v.qpn, NULL);
 	return NETDEV_TX_OK;
 
 drop_locked:
@@ -284,26 +313,40 @@ void ipn_xmit_list(struct sk_buff_head *list)
 
 static void ipn_tx_one(struct ipn_priv *priv, struct ib_wc *wc, int budget)
 {
+	unsigned int mask = priv->tx_size - 1, tail, head;
+	struct ipn_cm_tx *cm;
 	struct ipn_tx_slot *slot;
 	struct sk_buff *skb;
 
-	slot = &priv->tx_ring[wc->wr_id & (priv->tx_size - 1)];
+	slot = &priv->tx_ring[wc->wr_id & mask];
 	skb = slot->skb;
 	if (unlikely(!skb))
 		return;
 	ipn_tx_unmap(priv, slot);
+	cm = slot->cm;
 	if (likely(wc->status == IB_WC_SUCCESS)) {
 		ipn_inc(priv, tx_packets);
 		ipn_add(priv, tx_bytes, skb->len);
 	} else if (wc->status != IB_WC_WR_FLUSH_ERR) {
 		netdev_dbg(priv->dev, "tx completion error %d\n", wc->status);
 		ipn_inc(priv, tx_errors);
+		if (cm)
+			ipn_cm_tx_error(priv, cm, wc->qp);
 	}
 	napi_consume_skb(skb, budget);
 	ipn_ah_put(slot->ah);
 	slot->skb = NULL;
 	slot->ah = NULL;
-	WRITE_ONCE(priv->tx_tail, priv->tx_tail + 1);
+	slot->cm = NULL;
+	/* Last: the connection may go once its sends are all back. */
+	if (cm && atomic_dec_and_test(&cm->inflight))
+		wake_up(&priv->cm_wait);
+	/* The tail moves over every slot whose send completed. */
+	head = smp_load_acquire(&priv->tx_head);
+	tail = priv->tx_tail;
+	while (tail != head && !priv->tx_ring[tail & mask].skb)
+		tail++;
+	WRITE_ONCE(priv->tx_tail, tail);
 }
 
 static int ipn_tx_reap(struct ipn_priv *priv, int budget)
@@ -371,6 +414,7 @@ void ipn_tx_ring_drain(struct ipn_priv *priv)
 		ipn_ah_put(slot->ah);
 		slot->skb = NULL;
 		slot->ah = NULL;
+		slot->cm = NULL;	/* every connection went before */
 	}
 	priv->tx_head = 0;
 	priv->tx_tail = 0;

@@ -44,7 +44,9 @@ TEST(cm, service_id_is_the_ietf_prefix_and_the_ud_qpn)
 TEST(cm, private_data_bytes)
 {
 	uint8_t b[IPC_CM_PRIV_LEN];
-	const uint8_t want[] = { 0x00, 0x12, 0x34, 0x56, 0x00, 0x00, 0xff, 0xf4 };
+	const uint8_t want[] = {
+		0x00, 0x12, 0x34, 0x56, 0x00, 0x00, 0xff, 0xf4
+	};
 
 	ipc_cm_priv_build(0xff123456, IPC_CM_RX_MAX, b);
 	EXPECT_EQ(0, memcmp(b, want, sizeof(want)));

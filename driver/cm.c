@@ -1,0 +1,1002 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cm.c - connected mode (RFC 4755): the connections, their RC QPs and the
+ * shared receive queue, moved by ib_cm. The core (driver/core/cm.cpp)
+ * decides; this file does the verbs and CM calls.
+ *
+ * Each node sends on the connections it made (struct ipn_cm_tx, one per
+ * peer address) and receives on those its peers made to it (struct
+ * ipn_cm_rx), all of whose QPs take their receive buffers from one SRQ
+ * (s3.3). Sends share the UD send ring and send CQ: the ring's slots then
+ * complete out of order, and the tail follows the oldest slot still out.
+ *
+ * Locking: the connection tables and the core's objects are under
+ * priv->lock. CM IDs and QPs are made and destroyed in the control work
+ * (ctl_mutex). CM event handlers take priv->lock only: ib_destroy_cm_id(),
+ * called under ctl_mutex, waits for them.
+ */
+#include <linux/slab.h>
+#include <linux/random.h>
+#include <net/icmp.h>
+#include <linux/icmpv6.h>
+#include <rdma/ib_cache.h>
+#include <rdma/ib_cm.h>
+#include "ipoib_ng.h"
+
+/* Receive buffer: whole pages, IPC_CM_RX_MAX or what the SRQ's SGEs hold. */
+#define IPN_CM_HEAD	128	/* bytes pulled into the linear area */
+
+/* RC retries: a lost RoCE frame must not kill the connection. */
+#define IPN_CM_RETRY		7
+#define IPN_CM_RNR_RETRY	7	/* 7: the sender waits for buffers */
+#define IPN_CM_RESP_TIMEOUT	20	/* 4.096 us * 2^20: about 4 s */
+#define IPN_CM_MAX_CM_RETRIES	8
+
+/* The QPN of a 20-byte address (RFC 4391 s9.1.1). */
+u32 ipn_addr_qpn(const u8 *addr)
+{
+	struct ipc_addr a;
+
+	ipc_addr_decode(addr, &a);
+	return a.qpn;
+}
+
+static u32 ipn_cm_key(struct ipn_priv *priv, const u8 *addr)
+{
+	return ipc_addr_hash(addr, priv->hash_seed);
+}
+
+/* ------------------------------------------------------------------ */
+/* The shared receive queue                                             */
+/* ------------------------------------------------------------------ */
+
+static void ipn_srq_unmap(struct ipn_priv *priv, struct ipn_srq_slot *s,
+			  unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (!s->pages[i])
+			continue;
+		ib_dma_unmap_page(priv->ca, s->mapping[i], PAGE_SIZE,
+				  DMA_FROM_DEVICE);
+	}
+}
+
+/* Pages [from, priv->cm_pages) of slot s, allocated and mapped. */
+static int ipn_srq_fill(struct ipn_priv *priv, struct ipn_srq_slot *s,
+			unsigned int from, gfp_t gfp)
+{
+	unsigned int i;
+
+	for (i = from; i < priv->cm_pages; i++) {
+		struct page *page = alloc_page(gfp);
+		u64 addr;
+
+		if (!page)
+			return -ENOMEM;
+		addr = ib_dma_map_page(priv->ca, page, 0, PAGE_SIZE,
+				       DMA_FROM_DEVICE);
+		if (ib_dma_mapping_error(priv->ca, addr)) {
+			__free_page(page);
+			return -EIO;
+		}
+		s->pages[i] = page;
+		s->mapping[i] = addr;
+	}
+	return 0;
+}
+
+static void ipn_srq_slot_free(struct ipn_priv *priv, struct ipn_srq_slot *s)
+{
+	unsigned int i;
+
+	ipn_srq_unmap(priv, s, priv->cm_pages);
+	for (i = 0; i < priv->cm_pages; i++) {
+		if (s->pages[i])
+			__free_page(s->pages[i]);
+		s->pages[i] = NULL;
+	}
+}
+
+static int ipn_srq_post(struct ipn_priv *priv, unsigned int i)
+{
+	struct ipn_srq_slot *s = &priv->srq_ring[i];
+	struct ib_sge sge[IPN_CM_MAX_PAGES];
+	struct ib_recv_wr wr = {
+		.wr_id = i,
+		.sg_list = sge,
+		.num_sge = priv->cm_pages,
+	};
+	unsigned int k;
+
+	for (k = 0; k < priv->cm_pages; k++) {
+		sge[k].addr = s->mapping[k];
+		sge[k].length = PAGE_SIZE;
+		sge[k].lkey = priv->pd->local_dma_lkey;
+	}
+	return ib_post_srq_recv(priv->srq, &wr, NULL);
+}
+
+/* The connection a receive came on: by QP, without touching the QP. */
+static struct ipn_cm_rx *ipn_cm_rx_find(struct ipn_priv *priv,
+					const struct ib_qp *qp)
+{
+	struct ipn_cm_rx *rx;
+
+	hash_for_each_possible_rcu(priv->cm_rx_qps, rx, qp_node,
+				   hash_ptr(qp, 32))
+		if (rx->qp == qp)
+			return rx;
+	return NULL;
+}
+
+static void ipn_cm_rx_one(struct ipn_priv *priv, struct ib_wc *wc)
+{
+	unsigned int i = wc->wr_id & (priv->srq_size - 1);
+	struct ipn_srq_slot *s = &priv->srq_ring[i];
+	struct ipn_srq_slot fresh;
+	unsigned int n, k, len = wc->byte_len;
+	struct ipc_rx_verdict v;
+	struct ipn_cm_rx *rx;
+	struct sk_buff *skb;
+	u8 peer[IPC_ADDR_LEN];
+	int reason;
+
+	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR) {
+			netdev_dbg(priv->dev, "cm rx completion error %d\n",
+				   wc->status);
+			ipn_inc(priv, rx_errors);
+		}
+		goto repost;
+	}
+	rcu_read_lock();
+	rx = ipn_cm_rx_find(priv, wc->qp);
+	if (rx)
+		memcpy(peer, rx->peer, sizeof(peer));
+	rcu_read_unlock();
+	if (unlikely(!rx || !len || len > priv->cm_pages * PAGE_SIZE)) {
+		ipn_inc(priv, rx_errors);
+		goto repost;
+	}
+	/* Fresh pages for those the frame used; short: drop, keep the old. */
+	n = DIV_ROUND_UP(len, PAGE_SIZE);
+	memset(&fresh, 0, sizeof(fresh));
+	if (unlikely(ipn_srq_fill(priv, &fresh, priv->cm_pages - n,
+				  GFP_ATOMIC))) {
+		ipn_srq_slot_free(priv, &fresh);
+		ipn_inc(priv, rx_dropped);
+		goto repost;
+	}
+	skb = napi_alloc_skb(&priv->cm_napi, IPN_PSEUDO_LEN + IPN_CM_HEAD);
+	if (unlikely(!skb)) {
+		ipn_srq_slot_free(priv, &fresh);
+		ipn_inc(priv, rx_dropped);
+		goto repost;
+	}
+	skb_reserve(skb, IPN_PSEUDO_LEN);
+	ipn_srq_unmap(priv, s, n);
+	for (k = 0; k < n; k++) {
+		skb_add_rx_frag(skb, k, s->pages[k], 0,
+				min_t(unsigned int, PAGE_SIZE,
+				      len - k * PAGE_SIZE), PAGE_SIZE);
+		s->pages[k] = fresh.pages[priv->cm_pages - n + k];
+		s->mapping[k] = fresh.mapping[priv->cm_pages - n + k];
+	}
+	if (ipn_srq_post(priv, i)) {
+		ipn_srq_slot_free(priv, s);
+		s->posted = false;
+	}
+	if (unlikely(!pskb_may_pull(skb, min_t(u32, len, IPN_CM_HEAD)))) {
+		ipn_drop(priv, skb, IPC_R_TRUNCATED, false);
+		return;
+	}
+	reason = ipc_rx_classify(&priv->ifid, peer + 4, priv->ifid.gid,
+				 ipn_addr_qpn(peer), skb->data,
+				 skb_headlen(skb), &v);
+	if (unlikely(reason != IPC_R_OK)) {
+		ipn_drop(priv, skb, reason, false);
+		return;
+	}
+	ipn_rx_set_header(priv, skb, &v);
+	ipn_inc(priv, rx_packets);
+	ipn_inc(priv, cm_rx_packets);
+	ipn_add(priv, rx_bytes, skb->len);
+	napi_gro_receive(&priv->cm_napi, skb);
+	return;
+
+repost:
+	if (s->posted && ipn_srq_post(priv, i)) {
+		ipn_srq_slot_free(priv, s);
+		s->posted = false;
+	}
+}
+
+int ipn_cm_rx_poll(struct napi_struct *napi, int budget)
+{
+	struct ipn_priv *priv = container_of(napi, struct ipn_priv, cm_napi);
+	struct ib_wc *wc = priv->cm_wc;
+	int done = 0, n, i;
+
+	while (done < budget) {
+		n = ib_poll_cq(priv->cm_rcq,
+			       min_t(int, IPN_WC_BATCH, budget - done), wc);
+		for (i = 0; i < n; i++)
+			ipn_cm_rx_one(priv, &wc[i]);
+		done += max(n, 0);
+		if (n < IPN_WC_BATCH)
+			break;
+	}
+	if (done < budget && napi_complete_done(napi, done) &&
+	    ib_req_notify_cq(priv->cm_rcq, IB_CQ_NEXT_COMP |
+			     IB_CQ_REPORT_MISSED_EVENTS) > 0)
+		napi_schedule(napi);
+	return done;
+}
+
+static void ipn_cm_rx_comp(struct ib_cq *cq, void *ctx)
+{
+	struct ipn_priv *priv = ctx;
+
+	napi_schedule(&priv->cm_napi);
+}
+
+/* ------------------------------------------------------------------ */
+/* Connections to us (passive)                                          */
+/* ------------------------------------------------------------------ */
+
+static void ipn_cm_rx_qp_event(struct ib_event *event, void *ctx)
+{
+	struct ipn_cm_rx *rx = ctx;
+
+	/* Data before the RTU: the QP is established (IBA 12.9.7.3). */
+	if (event->event == IB_EVENT_COMM_EST && READ_ONCE(rx->id))
+		ib_cm_notify(rx->id, event->event);
+}
+
+static void ipn_cm_rx_retire(struct ipn_priv *priv, struct ipn_cm_rx *rx)
+{
+	spin_lock_bh(&priv->lock);
+	if (!rx->dead) {
+		rx->dead = true;
+		list_move_tail(&rx->list, &priv->cm_rx_dead);
+	}
+	spin_unlock_bh(&priv->lock);
+	ipn_ctl_kick(priv);
+}
+
+/*
+ * The QP to state with the CM's attributes. rq_psn: the passive side's
+ * RTR comes before its REP, whose starting PSN the CM learns only when it
+ * is sent, so it is given here (the PSN the REP will carry).
+ */
+static int ipn_cm_qp_move(struct ib_cm_id *id, struct ib_qp *qp,
+			  enum ib_qp_state state, const u32 *rq_psn)
+{
+	struct ib_qp_attr attr = { .qp_state = state };
+	int mask, ret;
+
+	ret = ib_cm_init_qp_attr(id, &attr, &mask);
+	if (ret)
+		return ret;
+	if (rq_psn)
+		attr.rq_psn = *rq_psn;
+	return ib_modify_qp(qp, &attr, mask);
+}
+
+/* A REQ: a QP on our SRQ, to INIT and RTR, and the REP. */
+static int ipn_cm_req(struct ib_cm_id *id, const struct ib_cm_event *ev)
+{
+	struct ipn_priv *priv = id->context;
+	struct ib_qp_init_attr qa = {};
+	struct ib_cm_rep_param rep = {};
+	u8 data[IPC_CM_PRIV_LEN];
+	struct ipc_addr peer;
+	struct ipn_cm_rx *rx;
+	u32 qpn, frame_max, psn;
+	int ret;
+
+	if (ipc_cm_priv_parse(ev->private_data, IB_CM_REQ_PRIVATE_DATA_SIZE,
+			      &qpn, &frame_max))
+		return -EINVAL;	/* the CM rejects it and frees the ID */
+	rx = kzalloc(sizeof(*rx), GFP_KERNEL);
+	if (!rx)
+		return -ENOMEM;
+	rx->priv = priv;
+	peer.flags = IPC_ADDR_FLAG_CM;
+	peer.qpn = qpn;
+	memcpy(peer.gid, ev->param.req_rcvd.primary_path->dgid.raw,
+	       IPC_GID_LEN);
+	ipc_addr_encode(&peer, rx->peer);
+
+	qa.send_cq = priv->send_cq;
+	qa.recv_cq = priv->cm_rcq;
+	qa.srq = priv->srq;
+	qa.cap.max_send_wr = 1;
+	qa.cap.max_send_sge = 1;
+	qa.sq_sig_type = IB_SIGNAL_ALL_WR;
+	qa.qp_type = IB_QPT_RC;
+	qa.event_handler = ipn_cm_rx_qp_event;
+	qa.qp_context = rx;
+	rx->qp = ib_create_qp(priv->pd, &qa);
+	if (IS_ERR(rx->qp)) {
+		ret = PTR_ERR(rx->qp);
+		goto err_free;
+	}
+	psn = get_random_u32() & 0xffffff;
+	ret = ipn_cm_qp_move(id, rx->qp, IB_QPS_INIT, NULL);
+	if (!ret)
+		ret = ipn_cm_qp_move(id, rx->qp, IB_QPS_RTR, &psn);
+	if (ret)
+		goto err_qp;
+
+	spin_lock_bh(&priv->lock);
+	if (!priv->cm_accepting) {
+		spin_unlock_bh(&priv->lock);
+		ret = -ENETDOWN;
+		goto err_qp;
+	}
+	rx->id = id;
+	id->context = rx;
+	list_add_tail(&rx->list, &priv->cm_rx);
+	hash_add_rcu(priv->cm_rx_qps, &rx->qp_node, hash_ptr(rx->qp, 32));
+	spin_unlock_bh(&priv->lock);
+
+	ipc_cm_priv_build(priv->ifid.qpn, priv->cm_frame_max, data);
+	rep.qp_num = rx->qp->qp_num;
+	rep.starting_psn = psn;
+	rep.private_data = data;
+	rep.private_data_len = sizeof(data);
+	rep.rnr_retry_count = IPN_CM_RNR_RETRY;
+	rep.srq = 1;
+	ret = ib_send_cm_rep(id, &rep);
+	if (ret) {
+		netdev_dbg(priv->dev, "cannot send the REP: %d\n", ret);
+		/* The ID stays ours: the retired connection destroys it. */
+		ipn_cm_rx_retire(priv, rx);
+		return 0;
+	}
+	ipn_inc(priv, cm_accepts);
+	return 0;
+
+err_qp:
+	ib_destroy_qp(rx->qp);
+err_free:
+	kfree(rx);
+	id->context = priv;
+	return ret;
+}
+
+static int ipn_cm_rx_handler(struct ib_cm_id *id,
+			     const struct ib_cm_event *ev)
+{
+	struct ipn_cm_rx *rx = id->context;
+
+	switch (ev->event) {
+	case IB_CM_REQ_RECEIVED:
+		return ipn_cm_req(id, ev);
+	case IB_CM_RTU_RECEIVED:
+	case IB_CM_USER_ESTABLISHED:
+		if (ipn_cm_qp_move(id, rx->qp, IB_QPS_RTS, NULL))
+			ipn_cm_rx_retire(rx->priv, rx);
+		return 0;
+	case IB_CM_DREQ_RECEIVED:
+		ib_send_cm_drep(id, NULL, 0);
+		fallthrough;
+	case IB_CM_REJ_RECEIVED:
+	case IB_CM_REP_ERROR:
+	case IB_CM_DREQ_ERROR:
+		ipn_cm_rx_retire(rx->priv, rx);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* A connection to us is gone: its ID, its QP, then the memory (RCU). */
+static void ipn_cm_rx_destroy(struct ipn_priv *priv, struct ipn_cm_rx *rx)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+
+	ib_destroy_cm_id(rx->id);	/* waits for its handlers */
+	WRITE_ONCE(rx->id, NULL);
+	ib_modify_qp(rx->qp, &attr, IB_QP_STATE);
+	spin_lock_bh(&priv->lock);
+	hash_del_rcu(&rx->qp_node);
+	list_del(&rx->list);
+	spin_unlock_bh(&priv->lock);
+	/* A late completion is matched by pointer only, never followed. */
+	ib_destroy_qp(rx->qp);
+	kfree_rcu(rx, rcu);
+}
+
+/* ------------------------------------------------------------------ */
+/* Connections we make (active)                                         */
+/* ------------------------------------------------------------------ */
+
+static void ipn_cm_queue_ops(struct ipn_priv *priv, struct ipn_cm_tx *tx,
+			     u32 ops)
+{
+	tx->ops |= ops;
+	if (list_empty(&tx->work))
+		list_add_tail(&tx->work, &priv->cm_work);
+	ipn_ctl_kick(priv);
+}
+
+/* Carry out the core's verdict (the queue half included). priv->lock held. */
+static void ipn_cm_apply(struct ipn_priv *priv, struct ipn_cm_tx *tx,
+			 const struct ipc_result *r, struct sk_buff *skb)
+{
+	u32 act = r->actions, ops = 0;
+
+	ipn_queue_apply(priv, &tx->queue, r, skb, IPC_R_NO_ROUTE);
+	if (act & IPC_ACT_DISCONNECT)
+		ops |= IPN_OP_DISCONNECT;
+	if (act & IPC_ACT_CONNECT)
+		ops |= IPN_OP_CONNECT;
+	if (act & IPC_ACT_FLUSH_QUEUE)
+		ops |= IPN_OP_FLUSH_QUEUE;
+	if (act & IPC_ACT_FREE) {
+		hash_del(&tx->node);
+		tx->dead = true;
+		ops |= IPN_OP_FREE;
+	}
+	if (ops)
+		ipn_cm_queue_ops(priv, tx, ops);
+	ipn_tick_arm(priv, r->deadline_ms);
+}
+
+static struct ipn_cm_tx *ipn_cm_tx_get(struct ipn_priv *priv, const u8 *addr)
+{
+	u32 key = ipn_cm_key(priv, addr);
+	struct ipn_cm_tx *tx;
+
+	hash_for_each_possible(priv->cm_tx, tx, node, key)
+		if (ipc_addr_same(tx->addr, addr))
+			return tx;
+	tx = ipn_fault() ? NULL : kzalloc(sizeof(*tx), GFP_ATOMIC);
+	if (!tx)
+		return NULL;
+	tx->priv = priv;
+	memcpy(tx->addr, addr, IPC_ADDR_LEN);
+	tx->addr[0] = IPC_ADDR_FLAG_CM;
+	ipc_cm_init(&tx->st);
+	skb_queue_head_init(&tx->queue);
+	INIT_LIST_HEAD(&tx->work);
+	atomic_set(&tx->inflight, 0);
+	hash_add(priv->cm_tx, &tx->node, key);
+	return tx;
+}
+
+/* The largest frame UD carries: the link MTU and the header. */
+static u32 ipn_ud_frame_max(struct ipn_priv *priv)
+{
+	return priv->mtu.mcast_mtu + IPC_HDR_LEN;
+}
+
+/*
+ * A unicast frame (skb at the pseudo header) to a peer in connected mode,
+ * whose path is valid: the core says over which QP. priv->lock held.
+ */
+enum ipn_cm_route ipn_cm_xmit(struct ipn_priv *priv, struct sk_buff *skb,
+			      u64 now, struct ipn_cm_tx **txp, u32 *mtu)
+{
+	u32 len = skb->len - IPN_PSEUDO_LEN;
+	struct ipn_cm_tx *tx;
+	struct ipc_result r;
+
+	tx = ipn_cm_tx_get(priv, skb->data);
+	if (!tx)
+		return IPN_CM_UD;
+	ipc_cm_tx(&tx->st, &priv->cm_cfg, now, len, ipn_ud_frame_max(priv), &r);
+	if (r.actions & IPC_ACT_SEND) {
+		r.actions &= ~IPC_ACT_SEND;
+		ipn_cm_apply(priv, tx, &r, NULL);
+		atomic_inc(&tx->inflight);	/* the QP stays until it is sent */
+		*txp = tx;
+		return IPN_CM_RC;
+	}
+	if (r.actions & IPC_ACT_VIA_UD) {
+		ipn_cm_apply(priv, tx, &r, NULL);
+		return IPN_CM_UD;
+	}
+	if ((r.actions & IPC_ACT_DROP) && r.reason == IPC_R_TOO_BIG) {
+		r.actions &= ~IPC_ACT_DROP;
+		ipn_cm_apply(priv, tx, &r, NULL);
+		*mtu = ipc_cm_frame_max(&tx->st, ipn_ud_frame_max(priv)) -
+		       IPC_HDR_LEN;
+		return IPN_CM_TOO_BIG;
+	}
+	ipn_cm_apply(priv, tx, &r, skb);
+	return IPN_CM_CONSUMED;
+}
+
+/*
+ * A frame too big for where it goes: the sender learns the MTU (ICMP
+ * "fragmentation needed", ICMPv6 "packet too big"), the frame is dropped.
+ * skb at the pseudo header, the network header set by the stack.
+ */
+void ipn_tx_too_big(struct ipn_priv *priv, struct sk_buff *skb, u32 mtu)
+{
+	if (skb->protocol == htons(ETH_P_IP))
+		icmp_ndo_send(skb, ICMP_DEST_UNREACH, ICMP_FRAG_NEEDED,
+			      htonl(mtu));
+	else if (skb->protocol == htons(ETH_P_IPV6))
+		icmpv6_ndo_send(skb, ICMPV6_PKT_TOOBIG, 0,
+				max_t(u32, mtu, IPV6_MIN_MTU));
+	ipn_drop(priv, skb, IPC_R_TOO_BIG, true);
+}
+
+/* A send on tx's QP failed (not flushed): NAPI context. */
+void ipn_cm_tx_error(struct ipn_priv *priv, struct ipn_cm_tx *tx,
+		     struct ib_qp *qp)
+{
+	spin_lock(&priv->lock);
+	if (!tx->dead) {
+		tx->broken_qp = qp;
+		ipn_cm_queue_ops(priv, tx, IPN_OP_BROKEN);
+	}
+	spin_unlock(&priv->lock);
+}
+
+static void ipn_cm_tx_event(struct ipn_cm_tx *tx, u32 op, int status,
+			    u32 frame_max)
+{
+	struct ipn_priv *priv = tx->priv;
+
+	spin_lock_bh(&priv->lock);
+	if (!tx->dead) {
+		tx->conn_status = status;
+		tx->conn_frame_max = frame_max;
+		tx->broken_qp = tx->qp;
+		ipn_cm_queue_ops(priv, tx, op);
+	}
+	spin_unlock_bh(&priv->lock);
+}
+
+/* The REP: check its private data, QP to RTR and RTS, the RTU. */
+static int ipn_cm_rep(struct ipn_cm_tx *tx, struct ib_cm_id *id,
+		      const struct ib_cm_event *ev, u32 *frame_max)
+{
+	u32 qpn;
+	int ret;
+
+	ret = ipc_cm_priv_parse(ev->private_data, IB_CM_REP_PRIVATE_DATA_SIZE,
+				&qpn, frame_max);
+	if (ret || qpn != ipn_addr_qpn(tx->addr))
+		return -EPROTO;	/* not the interface we asked for */
+	ret = ipn_cm_qp_move(id, tx->qp, IB_QPS_RTR, NULL);
+	if (!ret)
+		ret = ipn_cm_qp_move(id, tx->qp, IB_QPS_RTS, NULL);
+	if (!ret)
+		ret = ib_send_cm_rtu(id, NULL, 0);
+	return ret;
+}
+
+static int ipn_cm_tx_handler(struct ib_cm_id *id,
+			     const struct ib_cm_event *ev)
+{
+	struct ipn_cm_tx *tx = id->context;
+	u32 frame_max = 0;
+	int ret;
+
+	switch (ev->event) {
+	case IB_CM_REP_RECEIVED:
+		ret = ipn_cm_rep(tx, id, ev, &frame_max);
+		ipn_cm_tx_event(tx, IPN_OP_DONE, ret, frame_max);
+		return 0;
+	case IB_CM_REJ_RECEIVED:
+		ipn_cm_tx_event(tx, IPN_OP_DONE, -ECONNREFUSED, 0);
+		return 0;
+	case IB_CM_REQ_ERROR:
+	case IB_CM_REP_ERROR:
+		ipn_cm_tx_event(tx, IPN_OP_DONE, -ETIMEDOUT, 0);
+		return 0;
+	case IB_CM_DREQ_RECEIVED:
+		ib_send_cm_drep(id, NULL, 0);
+		ipn_cm_tx_event(tx, IPN_OP_BROKEN, 0, 0);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * The path record for the REQ. InfiniBand: the SA's, kept with the path.
+ * RoCE: made from the resolved address as rdma_cm does (dmac, GIDs, hop
+ * limit; P_Key 0xffff). priv->lock held.
+ */
+static int ipn_cm_path_rec(struct ipn_priv *priv, const u8 *gid,
+			   struct sa_path_rec *rec)
+{
+	struct ipn_path *path = ipn_path_find(priv, gid);
+	const struct rdma_ah_attr *ah;
+
+	if (!path || (path->st.state != IPC_PATH_VALID &&
+		      path->st.state != IPC_PATH_STALE))
+		return -EHOSTUNREACH;
+	if (!priv->roce) {
+		if (!path->rec_valid)
+			return -EHOSTUNREACH;
+		*rec = path->rec;
+		return 0;
+	}
+	ah = &path->attr;
+	memset(rec, 0, sizeof(*rec));
+	rec->rec_type = SA_PATH_REC_TYPE_ROCE_V2;
+	memcpy(rec->dgid.raw, gid, IPC_GID_LEN);
+	memcpy(rec->sgid.raw, priv->ifid.gid, IPC_GID_LEN);
+	sa_path_set_dmac(rec, (u8 *)ah->roce.dmac);
+	rec->hop_limit = ah->grh.hop_limit;
+	rec->traffic_class = ah->grh.traffic_class;
+	rec->flow_label = cpu_to_be32(ah->grh.flow_label);
+	rec->reversible = 1;
+	rec->numb_path = 1;
+	rec->pkey = cpu_to_be16(IPC_PKEY_DEFAULT);
+	rec->sl = rdma_ah_get_sl(ah);
+	rec->mtu_selector = IB_SA_EQ;
+	rec->mtu = ipc_ib_mtu_enum(ipn_port_ib_mtu(priv));
+	rec->rate_selector = IB_SA_EQ;
+	rec->rate = IB_RATE_PORT_CURRENT;
+	rec->packet_life_time_selector = IB_SA_EQ;
+	rec->packet_life_time = 18;	/* 1 s: rdma_cm's for RoCE */
+	return 0;
+}
+
+/* IPN_OP_CONNECT: an RC QP in INIT, a CM ID, the REQ. Control context. */
+static int ipn_cm_connect(struct ipn_priv *priv, struct ipn_cm_tx *tx)
+{
+	const struct ib_gid_attr *sgid_attr = NULL;
+	struct ib_qp_init_attr qa = {};
+	struct ib_cm_req_param req = {};
+	struct ib_qp_attr attr = {};
+	u8 data[IPC_CM_PRIV_LEN];
+	struct sa_path_rec rec;
+	int ret;
+
+	spin_lock_bh(&priv->lock);
+	ret = ipn_cm_path_rec(priv, tx->addr + 4, &rec);
+	spin_unlock_bh(&priv->lock);
+	if (ret)
+		return ret;
+
+	qa.send_cq = priv->send_cq;
+	qa.recv_cq = priv->cm_rcq;
+	qa.cap.max_send_wr = priv->tx_size;
+	qa.cap.max_send_sge = priv->max_sge;
+	qa.cap.max_recv_wr = 1;
+	qa.cap.max_recv_sge = 1;
+	qa.sq_sig_type = IB_SIGNAL_ALL_WR;
+	qa.qp_type = IB_QPT_RC;
+	qa.qp_context = tx;
+	tx->qp = ipn_fault() ? ERR_PTR(-ENOMEM) : ib_create_qp(priv->pd, &qa);
+	if (IS_ERR(tx->qp)) {
+		ret = PTR_ERR(tx->qp);
+		tx->qp = NULL;
+		return ret;
+	}
+	attr.qp_state = IB_QPS_INIT;
+	attr.pkey_index = priv->pkey_index;
+	attr.port_num = priv->port;
+	attr.qp_access_flags = 0;
+	ret = ib_modify_qp(tx->qp, &attr, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			   IB_QP_PORT | IB_QP_ACCESS_FLAGS);
+	if (ret)
+		return ret;
+	tx->id = ib_create_cm_id(priv->ca, ipn_cm_tx_handler, tx);
+	if (IS_ERR(tx->id)) {
+		ret = PTR_ERR(tx->id);
+		tx->id = NULL;
+		return ret;
+	}
+	if (priv->roce) {
+		sgid_attr = rdma_get_gid_attr(priv->ca, priv->port,
+					      READ_ONCE(priv->sgid_index));
+		if (IS_ERR(sgid_attr))
+			return PTR_ERR(sgid_attr);
+		rec.rec_type = sa_conv_gid_to_pathrec_type(sgid_attr->gid_type);
+	}
+	ipc_cm_priv_build(priv->ifid.qpn, priv->cm_frame_max, data);
+	req.primary_path = &rec;
+	req.ppath_sgid_attr = sgid_attr;
+	req.service_id = cpu_to_be64(ipc_cm_service_id(ipn_addr_qpn(tx->addr)));
+	req.qp_num = tx->qp->qp_num;
+	req.qp_type = IB_QPT_RC;
+	req.starting_psn = get_random_u32() & 0xffffff;
+	req.private_data = data;
+	req.private_data_len = sizeof(data);
+	req.responder_resources = 0;
+	req.initiator_depth = 0;
+	req.remote_cm_response_timeout = IPN_CM_RESP_TIMEOUT;
+	req.local_cm_response_timeout = IPN_CM_RESP_TIMEOUT;
+	req.retry_count = IPN_CM_RETRY;
+	req.rnr_retry_count = IPN_CM_RNR_RETRY;
+	req.max_cm_retries = IPN_CM_MAX_CM_RETRIES;
+	ret = ib_send_cm_req(tx->id, &req);
+	if (sgid_attr)
+		rdma_put_gid_attr(sgid_attr);
+	return ret;
+}
+
+/*
+ * IPN_OP_DISCONNECT: the ID first (a DREQ if established; afterwards no
+ * handler runs), then the QP to ERR, which flushes its sends through TX
+ * NAPI; once none is left the QP goes. Control context.
+ */
+static void ipn_cm_disconnect(struct ipn_priv *priv, struct ipn_cm_tx *tx)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+
+	if (tx->id) {
+		ib_destroy_cm_id(tx->id);
+		tx->id = NULL;
+	}
+	if (!tx->qp)
+		return;
+	ib_modify_qp(tx->qp, &attr, IB_QP_STATE);
+	if (!wait_event_timeout(priv->cm_wait, !atomic_read(&tx->inflight),
+				5 * HZ))
+		netdev_warn(priv->dev, "%d sends of a connection never completed\n",
+			    atomic_read(&tx->inflight));
+	ib_destroy_qp(tx->qp);
+	tx->qp = NULL;
+}
+
+static void ipn_cm_tx_run(struct ipn_priv *priv, struct ipn_cm_tx *tx, u32 ops)
+{
+	struct sk_buff_head list;
+	struct ipc_result r;
+	int ret;
+
+	if (ops & IPN_OP_DISCONNECT) {
+		ipn_cm_disconnect(priv, tx);
+		/* What the old connection reported is moot now. */
+		ops &= ~(IPN_OP_DONE | IPN_OP_BROKEN);
+	}
+	if (ops & IPN_OP_CONNECT) {
+		ret = ipn_cm_connect(priv, tx);
+		if (ret) {
+			netdev_dbg(priv->dev, "cannot connect to %pI6c: %d\n",
+				   tx->addr + 4, ret);
+			spin_lock_bh(&priv->lock);
+			tx->conn_status = ret;
+			tx->conn_frame_max = 0;
+			spin_unlock_bh(&priv->lock);
+			ops |= IPN_OP_DONE;
+		}
+	}
+	spin_lock_bh(&priv->lock);
+	if (ops & IPN_OP_DONE) {
+		ipc_cm_connect_done(&tx->st, &priv->cm_cfg, ipn_now_ms(),
+				    tx->conn_status, tx->conn_frame_max,
+				    &priv->rng, &r);
+		if (tx->st.state == IPC_CM_CONNECTED)
+			ipn_inc(priv, cm_connects);
+		else if (tx->st.state == IPC_CM_FAILED)
+			ipn_inc(priv, cm_failures);
+		ipn_cm_apply(priv, tx, &r, NULL);
+	}
+	if ((ops & IPN_OP_BROKEN) && tx->broken_qp == tx->qp && tx->qp) {
+		ipc_cm_broken(&tx->st, &priv->cm_cfg, ipn_now_ms(), &r);
+		ipn_cm_apply(priv, tx, &r, NULL);
+	}
+	__skb_queue_head_init(&list);
+	if (ops & IPN_OP_FLUSH_QUEUE)
+		skb_queue_splice_init(&tx->queue, &list);
+	spin_unlock_bh(&priv->lock);
+	ipn_xmit_list(&list);
+	if (ops & IPN_OP_FREE) {
+		ipn_cm_disconnect(priv, tx);
+		kfree(tx);
+	}
+}
+
+/* The control work's share: connection ops and retired connections. */
+void ipn_cm_run(struct ipn_priv *priv)
+{
+	struct ipn_cm_tx *tx;
+	struct ipn_cm_rx *rx;
+	u32 ops;
+
+	for (;;) {
+		spin_lock_bh(&priv->lock);
+		tx = list_first_entry_or_null(&priv->cm_work,
+					      struct ipn_cm_tx, work);
+		if (tx) {
+			list_del_init(&tx->work);
+			ops = tx->ops;
+			tx->ops = 0;
+		}
+		spin_unlock_bh(&priv->lock);
+		if (!tx)
+			break;
+		/* A freed connection's ops came together with FREE. */
+		ipn_cm_tx_run(priv, tx, ops);
+	}
+	for (;;) {
+		spin_lock_bh(&priv->lock);
+		rx = list_first_entry_or_null(&priv->cm_rx_dead,
+					      struct ipn_cm_rx, list);
+		spin_unlock_bh(&priv->lock);
+		if (!rx)
+			break;
+		ipn_cm_rx_destroy(priv, rx);
+	}
+}
+
+/* The connections' deadlines. priv->lock held. */
+void ipn_cm_timers(struct ipn_priv *priv, u64 now)
+{
+	struct hlist_node *tmp;
+	struct ipn_cm_tx *tx;
+	struct ipc_result r;
+	int b;
+
+	hash_for_each_safe(priv->cm_tx, b, tmp, tx, node) {
+		if (tx->st.deadline_ms > now)
+			continue;
+		ipc_cm_timer(&tx->st, &priv->cm_cfg, now, &priv->rng, &r);
+		ipn_cm_apply(priv, tx, &r, NULL);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Start and stop with the interface                                    */
+/* ------------------------------------------------------------------ */
+
+static void ipn_srq_ring_free(struct ipn_priv *priv)
+{
+	unsigned int i;
+
+	if (!priv->srq_ring)
+		return;
+	for (i = 0; i < priv->srq_size; i++)
+		ipn_srq_slot_free(priv, &priv->srq_ring[i]);
+	kvfree(priv->srq_ring);
+	priv->srq_ring = NULL;
+}
+
+static void ipn_cm_verbs_destroy(struct ipn_priv *priv)
+{
+	if (priv->srq) {
+		ib_destroy_srq(priv->srq);
+		priv->srq = NULL;
+	}
+	ipn_srq_ring_free(priv);
+	if (priv->cm_rcq) {
+		ib_destroy_cq(priv->cm_rcq);
+		priv->cm_rcq = NULL;
+	}
+}
+
+/* CQ, SRQ and its buffers. */
+static int ipn_cm_verbs_create(struct ipn_priv *priv)
+{
+	struct ib_srq_init_attr sa = {};
+	struct ib_cq_init_attr ca = {};
+	unsigned int i, pages;
+	int ret;
+
+	pages = min3(DIV_ROUND_UP(IPC_CM_RX_MAX, PAGE_SIZE),
+		     (unsigned long)priv->ca->attrs.max_srq_sge,
+		     (unsigned long)IPN_CM_MAX_PAGES);
+	priv->cm_pages = pages;
+	priv->cm_frame_max = min_t(u32, IPC_CM_RX_MAX, pages * PAGE_SIZE);
+	priv->srq_size = min_t(unsigned int, priv->rx_size, IPN_CM_SRQ_MAX);
+
+	ca.cqe = priv->srq_size;
+	priv->cm_rcq = ib_create_cq(priv->ca, ipn_cm_rx_comp, NULL, priv, &ca);
+	if (IS_ERR(priv->cm_rcq)) {
+		ret = PTR_ERR(priv->cm_rcq);
+		priv->cm_rcq = NULL;
+		return ret;
+	}
+	sa.attr.max_wr = priv->srq_size;
+	sa.attr.max_sge = pages;
+	sa.srq_type = IB_SRQT_BASIC;
+	priv->srq = ib_create_srq(priv->pd, &sa);
+	if (IS_ERR(priv->srq)) {
+		ret = PTR_ERR(priv->srq);
+		priv->srq = NULL;
+		goto err;
+	}
+	priv->srq_ring = kvcalloc(priv->srq_size, sizeof(*priv->srq_ring),
+				  GFP_KERNEL);
+	if (!priv->srq_ring) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	for (i = 0; i < priv->srq_size; i++) {
+		ret = ipn_srq_fill(priv, &priv->srq_ring[i], 0, GFP_KERNEL);
+		if (!ret)
+			ret = ipn_srq_post(priv, i);
+		if (ret)
+			goto err;
+		priv->srq_ring[i].posted = true;
+	}
+	return 0;
+err:
+	ipn_cm_verbs_destroy(priv);
+	return ret;
+}
+
+/* Connected mode on an opening interface: SRQ, listener. ctl_mutex held. */
+int ipn_cm_start(struct ipn_priv *priv)
+{
+	struct ib_cm_id *id;
+	int ret;
+
+	if (!priv->cm_mode)
+		return 0;
+	ret = ipn_cm_verbs_create(priv);
+	if (ret)
+		return ret;
+	id = ib_create_cm_id(priv->ca, ipn_cm_rx_handler, priv);
+	if (IS_ERR(id)) {
+		ret = PTR_ERR(id);
+		goto err;
+	}
+	ret = ib_cm_listen(id, cpu_to_be64(ipc_cm_service_id(priv->ifid.qpn)));
+	if (ret) {
+		ib_destroy_cm_id(id);
+		goto err;
+	}
+	priv->cm_listen = id;
+	napi_enable(&priv->cm_napi);
+	ib_req_notify_cq(priv->cm_rcq, IB_CQ_NEXT_COMP);
+	spin_lock_bh(&priv->lock);
+	priv->cm_accepting = true;
+	priv->cm_on = true;
+	spin_unlock_bh(&priv->lock);
+	return 0;
+err:
+	ipn_cm_verbs_destroy(priv);
+	return ret;
+}
+
+/*
+ * Every connection goes, both ways, then the SRQ. TX NAPI still runs
+ * (the flushed sends complete through it). ctl_mutex held.
+ */
+void ipn_cm_stop(struct ipn_priv *priv)
+{
+	struct ipn_cm_tx *tx;
+	struct ipn_cm_rx *rx;
+	struct hlist_node *tmp;
+	struct ipc_result r;
+	int b;
+
+	if (!priv->cm_on)
+		return;
+	ib_destroy_cm_id(priv->cm_listen);	/* no new REQ handler starts */
+	priv->cm_listen = NULL;
+	spin_lock_bh(&priv->lock);
+	priv->cm_accepting = false;
+	priv->cm_on = false;
+	hash_for_each_safe(priv->cm_tx, b, tmp, tx, node) {
+		ipc_cm_destroy(&tx->st, &r);
+		ipn_cm_apply(priv, tx, &r, NULL);
+	}
+	list_splice_tail_init(&priv->cm_rx, &priv->cm_rx_dead);
+	list_for_each_entry(rx, &priv->cm_rx_dead, list)
+		rx->dead = true;
+	spin_unlock_bh(&priv->lock);
+	ipn_cm_run(priv);
+
+	napi_disable(&priv->cm_napi);
+	/* Every RC QP is gone: the SRQ's buffers come back unposted. */
+	ipn_cm_verbs_destroy(priv);
+	synchronize_rcu();	/* NAPI's lookups of the freed connections */
+}
+
+void ipn_cm_init(struct ipn_priv *priv)
+{
+	hash_init(priv->cm_tx);
+	hash_init(priv->cm_rx_qps);
+	INIT_LIST_HEAD(&priv->cm_rx);
+	INIT_LIST_HEAD(&priv->cm_rx_dead);
+	INIT_LIST_HEAD(&priv->cm_work);
+	init_waitqueue_head(&priv->cm_wait);
+	ipc_cm_cfg_default(&priv->cm_cfg);
+}

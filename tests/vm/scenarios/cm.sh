@@ -1,0 +1,122 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# cm: connected mode (RFC 4755) over soft-RoCE, driven as NetworkManager
+# and iproute2 drive ib_ipoib. Topology of ping.sh: $IB1 (rxe0) in n1,
+# $IB2 (rxe1) in n2, over a veth of MTU 9000 (an IB MTU of 4096: UD carries
+# frames of 4092 bytes at most).
+#
+#  a) mode by sysfs (n1) and by netlink (n2): `ip -d link` says connected,
+#     the MTU is 65520, the address has the C bit (0x80), and the kernel
+#     log says so;
+#  b) a ping of 60000 bytes goes whole (one IP packet, no fragments: the
+#     IP counters prove it) over an RC connection each way: cm_connects,
+#     cm_accepts, cm_tx_packets and cm_rx_packets count it;
+#  c) iperf3 TCP over the connections, with 64 KB frames;
+#  d) a peer in datagram mode: n1 sends it datagrams (RFC 4391) of its
+#     link MTU; a large ping gets "fragmentation needed" from n1's own
+#     driver (ICMP, mtu 4092) and the stack fragments the next ones;
+#  e) back to connected, then the interfaces go down and up with the
+#     connections open, and the module is unloaded with connections open.
+
+# shellcheck source=SCRIPTDIR/../lib.sh
+. "$(dirname "$0")/../lib.sh"
+
+setup_ipoib_netns_pair
+
+# cm_stat NS IF NAME: one ethtool -S counter.
+cm_stat() {
+	ip netns exec "$1" ethtool -S "$2" | awk -v k="$3:" '$1 == k { print $2; f = 1 } END { exit !f }'
+}
+
+# ip_stat NS FIELD: a counter of the Ip: line of /proc/net/snmp.
+ip_stat() {
+	ip netns exec "$1" awk -v k="$2" '$1 == "Ip:" { if (!n) { for (i = 2; i <= NF; i++) h[i] = $i; n = 1 } else for (i = 2; i <= NF; i++) if (h[i] == k) print $i }' /proc/net/snmp
+}
+
+# mode_of NS IF: the mode `ip -d link` reports ("ipoib pkey P mode M").
+mode_of() {
+	ip -n "$1" -d link show dev "$2" | grep -o 'ipoib pkey [^ ]* mode [a-z]*' | awk '{ print "mode " $NF }'
+}
+
+log "a) connected mode by sysfs and by netlink"
+check ip netns exec n1 sh -c "echo connected > /sys/class/net/$IB1/mode"
+check ip -n n2 link set dev "$IB2" type ipoib mode connected
+for side in "n1 $IB1" "n2 $IB2"; do
+	set -- $side
+	m=$(ip netns exec "$1" cat "/sys/class/net/$2/mode")
+	[[ $m == connected ]] || fail "sysfs mode of $2 is '$m'"
+	[[ $(mode_of "$1" "$2") == "mode connected" ]] ||
+		fail "ip -d link of $2 says '$(mode_of "$1" "$2")'"
+	mtu=$(ip netns exec "$1" cat "/sys/class/net/$2/mtu")
+	((mtu == 65520)) || fail "MTU of $2 is $mtu, want 65520"
+	a=$(link_addr "$1" "$2")
+	[[ ${a:0:2} == 80 ]] || fail "address of $2 ($a) lacks the C bit"
+	wait_for 30 "carrier on $2 in $1" has_carrier "$1" "$2"
+done
+check ip -n n1 -d link show dev "$IB1"
+dmesg | grep -q "$IB1: connected mode, MTU 65520" || fail "no log line for $IB1's mode"
+
+log "b) 60000-byte pings go whole over RC connections"
+frag1=$(ip_stat n1 FragCreates)
+check_ping n1 10.1.0.2 -s 60000 -M do
+check_ping n2 10.1.0.1 -s 60000 -M do
+check_ping n1 fd00::2 -6 -s 60000 -M do
+[[ $(ip_stat n1 FragCreates) == "$frag1" ]] || fail "n1 fragmented IP packets"
+for side in "n1 $IB1" "n2 $IB2"; do
+	set -- $side
+	c=$(cm_stat "$1" "$2" cm_connects)
+	a=$(cm_stat "$1" "$2" cm_accepts)
+	t=$(cm_stat "$1" "$2" cm_tx_packets)
+	r=$(cm_stat "$1" "$2" cm_rx_packets)
+	log "$2: cm_connects $c cm_accepts $a cm_tx_packets $t cm_rx_packets $r"
+	((c >= 1 && a >= 1)) || fail "$2 made $c and accepted $a connections"
+	((t >= 6 && r >= 6)) || fail "$2 sent $t and received $r frames over RC"
+	f=$(cm_stat "$1" "$2" cm_failures)
+	((f == 0)) || fail "$2 counts $f failed connections"
+done
+
+log "c) iperf3 over the connections"
+iperf3_run n2 10.1.0.2 n1 "$VM_OUT/cm-iperf3.txt" -t 5 -l 65000
+mbps=$(iperf3_mbps "$VM_OUT/cm-iperf3.txt" receiver) || fail "no iperf3 summary"
+log "connected mode TCP: $mbps Mbit/s"
+check ip netns exec n1 ethtool -S "$IB1"
+
+log "d) a peer in datagram mode"
+check ip -n n2 link set dev "$IB2" type ipoib mode datagram
+[[ $(mode_of n2 "$IB2") == "mode datagram" ]] || fail "$IB2 not back in datagram mode"
+mtu=$(ip netns exec n2 cat "/sys/class/net/$IB2/mtu")
+((mtu <= 4092)) || fail "datagram MTU of $IB2 is $mtu"
+a=$(link_addr n2 "$IB2")
+[[ ${a:0:2} == 00 ]] || fail "address of $IB2 ($a) still has the C bit"
+# n1 learns the new address from the announcement, or re-resolves it.
+wait_for 20 "n1 sees $IB2 without the C bit" \
+	sh -c "ip -n n1 neigh show 10.1.0.2 dev $IB1 | grep -q ' 00:'"
+check_ping n1 10.1.0.2 -s 1000
+out=$(ns_exec n1 ping -c 2 -i 0.5 -W 3 -s 8000 -M do 10.1.0.2 2>&1) || true
+echo "$out"
+route=$(ip -n n1 route get 10.1.0.2)
+echo "$route"
+grep -q "mtu 4092" <<< "$route" ||
+	fail "n1 did not learn MTU 4092 for 10.1.0.2 from its driver's ICMP"
+grep -qi "mtu = 4092\|mtu=4092\|message too long" <<< "$out" ||
+	fail "ping was not told of MTU 4092 for an 8000-byte ping"
+tb=$(cm_stat n1 "$IB1" drop_too_big)
+((tb >= 1)) || fail "drop_too_big is $tb on $IB1"
+# Without DF the stack now fragments to the learnt MTU.
+check_ping n1 10.1.0.2 -s 8000
+
+log "e) connected again; down and up; unload with connections open"
+check ip netns exec n2 sh -c "echo connected > /sys/class/net/$IB2/mode"
+wait_for 20 "n1 sees $IB2 with the C bit" \
+	sh -c "ip -n n1 neigh show 10.1.0.2 dev $IB1 | grep -q ' 80:'"
+check_ping n1 10.1.0.2 -s 30000
+check ip -n n2 link set dev "$IB2" down
+check ip -n n2 link set dev "$IB2" up
+wait_for 30 "carrier on $IB2 in n2" has_carrier n2 "$IB2"
+wait_for 30 "ping after $IB2 came back" ping_works n1 10.1.0.2 -s 30000
+check_ping n2 10.1.0.1 -s 30000
+check ip netns exec n1 ethtool -S "$IB1"
+unload_ipoib
+check_dmesg_clean "connected mode"
+log "cm: PASS"
