@@ -84,8 +84,12 @@ expect_error "P_Key 0x0000 and 0x8000 are invalid" \
 	ip -n n1 link add link "$IB1" name bad type ipoib pkey 0
 expect_error "the parent is a P_Key child itself" \
 	ip -n n1 link add link c1a name bad type ipoib pkey 0x8003
-expect_error "connected mode (RFC 4755) is not implemented" \
-	ip -n n1 link add link "$IB1" name bad type ipoib pkey 0x8003 mode connected
+# Connected mode (RFC 4755) at creation: the C bit and the MTU with it.
+check ip -n n1 link add link "$IB1" name c1m type ipoib pkey 0x8003 mode connected
+expect_info n1 c1m "ipoib 0x8003 connected 0000"
+[[ $(link_addr n1 c1m | cut -c1-2) == 80 ]] || fail "c1m's address lacks the C bit"
+[[ $(sysfs_read n1 /sys/class/net/c1m/mtu) == 65520 ]] || fail "c1m's MTU is not 65520"
+check ip -n n1 link del c1m
 expect_error "umcast is 0 or 1" \
 	ip -n n1 link add link "$IB1" name bad type ipoib pkey 0x8003 umcast 2
 expect_error "a P_Key child needs a parent" \
@@ -94,8 +98,10 @@ expect_error "the parent is not an ipoib_ng interface" \
 	ip -n n1 link add link lo name bad type ipoib pkey 0x8003
 expect_error "the P_Key of an interface cannot change" \
 	ip -n n1 link set c1a type ipoib pkey 0x8005
-expect_error "connected mode (RFC 4755) is not implemented" \
-	ip -n n1 link set c1a type ipoib mode connected
+check ip -n n1 link set c1a type ipoib mode connected
+expect_info n1 c1a "ipoib 0x8001 connected 0000"
+check ip -n n1 link set c1a type ipoib mode datagram
+expect_info n1 c1a "ipoib 0x8001 datagram 0000"
 check_fails ip -n n1 link show dev bad
 
 # -------------------------------------------------------------------------
@@ -105,7 +111,10 @@ check sysfs_write n2 "/sys/class/net/$IB2/create_child" 0x8002
 expect_info n1 "$IB1.8002" "ipoib 0x8002 datagram 0000"
 expect_info n2 "$IB2.8002" "ipoib 0x8002 datagram 0000"
 [[ $(sysfs_read n1 "/sys/class/net/$IB1.8002/mode") == datagram ]] || fail "mode is not datagram"
-check_fails sysfs_write n1 "/sys/class/net/$IB1.8002/mode" connected
+check sysfs_write n1 "/sys/class/net/$IB1.8002/mode" connected
+[[ $(sysfs_read n1 "/sys/class/net/$IB1.8002/mode") == connected ]] || fail "mode is not connected"
+expect_info n1 "$IB1.8002" "ipoib 0x8002 connected 0000"
+check_fails sysfs_write n1 "/sys/class/net/$IB1.8002/mode" bogus
 check sysfs_write n1 "/sys/class/net/$IB1.8002/mode" datagram
 check sysfs_write n1 "/sys/class/net/$IB1.8002/umcast" 1
 [[ $(sysfs_read n1 "/sys/class/net/$IB1.8002/umcast") == 1 ]] || fail "umcast did not stick"
