@@ -469,12 +469,6 @@ static struct ipn_cm_tx *ipn_cm_tx_get(struct ipn_priv *priv, const u8 *addr)
 	return tx;
 }
 
-/* The largest frame UD carries: the link MTU and the header. */
-static u32 ipn_ud_frame_max(struct ipn_priv *priv)
-{
-	return priv->mtu.mcast_mtu + IPC_HDR_LEN;
-}
-
 /*
  * A unicast frame (skb at the pseudo header) to a peer in connected mode,
  * whose path is valid: the core says over which QP. priv->lock held.
@@ -987,7 +981,6 @@ void ipn_cm_stop(struct ipn_priv *priv)
 	napi_disable(&priv->cm_napi);
 	/* Every RC QP is gone: the SRQ's buffers come back unposted. */
 	ipn_cm_verbs_destroy(priv);
-	synchronize_rcu();	/* NAPI's lookups of the freed connections */
 }
 
 void ipn_cm_init(struct ipn_priv *priv)

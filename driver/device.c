@@ -1076,7 +1076,7 @@ int ipn_dev_set_mode(struct ipn_priv *priv, bool connected,
 	if (priv->qp && ipn_dev_set_hwaddr(priv))
 		netdev_warn(dev, "cannot read the port GID\n");
 	mutex_unlock(&priv->ctl_mutex);
-	ipn_dev_update_mtu(priv, priv->mtu.mcast_mtu + IPC_HDR_LEN);
+	ipn_dev_update_mtu(priv, ipn_ud_frame_max(priv));
 	if (connected) {
 		ret = dev_set_mtu(dev, priv->mtu.max_mtu);
 		if (ret)

@@ -442,6 +442,12 @@ static inline u64 ipn_now_ms(void)
 	return jiffies64_to_msecs(get_jiffies_64());
 }
 
+/* The largest frame UD carries (the IB MTU): the link MTU and the header. */
+static inline u32 ipn_ud_frame_max(const struct ipn_priv *priv)
+{
+	return priv->mtu.mcast_mtu + IPC_HDR_LEN;
+}
+
 /* Add n to the u64 counter at offset off of this CPU's ipn_stats. */
 static inline void ipn_count(struct ipn_priv *priv, size_t off, u64 n)
 {

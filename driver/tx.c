@@ -251,7 +251,7 @@ netdev_tx_t ipn_start_xmit(struct sk_buff *skb, struct net_device *dev)
 	}
 	/* Connected mode's MTU is not UD's: what UD cannot carry. */
 	if (ah && route == IPN_CM_UD && priv->cm_mode &&
-	    skb->len - IPN_PSEUDO_LEN > priv->mtu.mcast_mtu + IPC_HDR_LEN) {
+	    skb->len - IPN_PSEUDO_LEN > ipn_ud_frame_max(priv)) {
 		route = IPN_CM_TOO_BIG;
 		mtu = priv->mtu.mcast_mtu;
 	}
