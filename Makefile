@@ -7,8 +7,6 @@ KVER_DEFAULT := $(shell uname -r)
 # newest Debian 6.1 headers installed.
 KDIR ?= $(firstword $(wildcard /lib/modules/$(KVER_DEFAULT)/build) \
 		$(lastword $(sort $(wildcard /lib/modules/6.1.*-amd64/build))))
-IPOIB_NG_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
-export IPOIB_NG_VERSION
 
 BUILD := $(CURDIR)/build
 J ?= 2

@@ -39,6 +39,8 @@ static int ipn_header_parse(const struct sk_buff *skb, unsigned char *haddr)
 	return IPN_PSEUDO_LEN;
 }
 
+IPN_DEFINE_HEADER_PARSE(ipn_header_parse)
+
 static __be16 ipn_header_parse_protocol(const struct sk_buff *skb)
 {
 	u16 type;
@@ -56,7 +58,7 @@ static bool ipn_header_validate(const char *ll_header, unsigned int len)
 
 const struct header_ops ipn_header_ops = {
 	.create = ipn_hard_header,
-	.parse = ipn_header_parse,
+	.parse = IPN_HEADER_PARSE(ipn_header_parse),
 	.parse_protocol = ipn_header_parse_protocol,
 	.validate = ipn_header_validate,
 };
@@ -921,9 +923,9 @@ static int ipn_priv_init(struct ipn_priv *priv, struct ib_device *ca,
 		}
 	}
 
-	ipn_napi_add(dev, &priv->rx_napi, ipn_rx_poll);
-	ipn_napi_add(dev, &priv->cm_napi, ipn_cm_rx_poll);
-	ipn_napi_add_tx(dev, &priv->tx_napi, ipn_tx_poll);
+	netif_napi_add(dev, &priv->rx_napi, ipn_rx_poll);
+	netif_napi_add(dev, &priv->cm_napi, ipn_cm_rx_poll);
+	netif_napi_add_tx(dev, &priv->tx_napi, ipn_tx_poll);
 	if (priv->max_sge > 1)
 		dev->features |= NETIF_F_SG;
 	dev->hw_features = dev->features;

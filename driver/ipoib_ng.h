@@ -142,7 +142,7 @@ struct ipn_backend_ops {
  * returns, the join callback does not run.
  */
 typedef void (*ipn_sa_path_cb)(int status, struct sa_path_rec *resp,
-			       int num_prs, void *ctx);
+			       ipn_sa_num_prs_t num_prs, void *ctx);
 typedef int (*ipn_sa_join_cb)(int status, struct ib_sa_multicast *m);
 struct ipn_sa_ops {
 	int (*path_rec_get)(struct ipn_priv *priv, struct sa_path_rec *rec,

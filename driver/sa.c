@@ -80,7 +80,7 @@ const struct ipn_sa_ops ipn_sa_ib = {
 /* ------------------------------------------------------------------ */
 
 static void ipn_ib_path_done(int status, struct sa_path_rec *resp,
-			     int num_prs, void *ctx)
+			     ipn_sa_num_prs_t num_prs, void *ctx)
 {
 	struct ipn_path *path = ctx;
 	struct ipn_priv *priv = path->priv;

@@ -260,6 +260,11 @@ static void fault_dev_create(struct kunit *test)
 	KUNIT_FAIL(test, "the kernel has no CONFIG_FAULT_INJECTION");
 }
 
+static void fault_child_create(struct kunit *test)
+{
+	KUNIT_FAIL(test, "the kernel has no CONFIG_FAULT_INJECTION");
+}
+
 static void fault_dev_open(struct kunit *test)
 {
 	KUNIT_FAIL(test, "the kernel has no CONFIG_FAULT_INJECTION");

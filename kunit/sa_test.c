@@ -17,7 +17,7 @@
  */
 #define IPN_KUNIT 1
 #include <linux/delay.h>
-#include <asm/unaligned.h>
+#include IPN_UNALIGNED_H
 #include <linux/etherdevice.h>
 #include <linux/ip.h>
 #include <linux/igmp.h>

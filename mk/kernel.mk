@@ -53,7 +53,7 @@ test-kernel-info: test-kernel
 #   make kunit            the KUnit suites in a VM on the debug kernel (build/kunit/)
 # ---------------------------------------------------------------------------
 KMOD_DIR := $(CURDIR)/build/kmod-$(TEST_KERNEL_FLAVOUR)
-KMOD_SRC = $(notdir $(wildcard $(addprefix $(CURDIR)/,Kbuild driver kunit scripts uapi)))
+KMOD_SRC = $(notdir $(wildcard $(addprefix $(CURDIR)/,Kbuild dkms.conf driver kunit scripts uapi)))
 
 .PHONY: module-debug vm-check-debug
 module-debug: test-kernel

@@ -6,6 +6,9 @@ set -euo pipefail
 PKGS=(
 	build-essential g++ make bc bison flex libelf-dev libssl-dev dwarves kmod
 	cpio patch linux-headers-amd64 linux-image-amd64 linux-source-6.1
+	# Debian 12's second kernel line (and its PREEMPT_RT flavour): the
+	# metapackages follow the 6.12.x point releases.
+	linux-headers-6.12-amd64 linux-headers-6.12-rt-amd64
 	qemu-system-x86 busybox-static
 	rdma-core ibverbs-utils ibverbs-providers infiniband-diags perftest
 	iproute2 iputils-ping iputils-arping ethtool tcpdump iperf3 procps
