@@ -61,8 +61,11 @@ module-debug: test-kernel
 	@tar -C '$(CURDIR)' --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
 		--exclude='*.mod' --exclude='*.mod.c' --exclude='*.d' \
 		-cf - $(KMOD_SRC) | tar -C '$(KMOD_DIR)' -xf -
-	$(MAKE) -C '$(TEST_KERNEL_KDIR)' M='$(KMOD_DIR)' W=1 modules 2>&1 | \
-		tee '$(KMOD_DIR)/build.log'
+	@# The build's own status, not tee's (make runs recipes with sh).
+	{ $(MAKE) -C '$(TEST_KERNEL_KDIR)' M='$(KMOD_DIR)' W=1 modules 2>&1; \
+		echo $$? > '$(KMOD_DIR)/build.rc'; } | tee '$(KMOD_DIR)/build.log'
+	@[ "$$(cat '$(KMOD_DIR)/build.rc')" = 0 ] || \
+		{ echo "module-debug: the build failed"; exit 1; }
 	@! grep -E "warning:|error:|objtool" '$(KMOD_DIR)/build.log' || \
 		{ echo "module-debug: warnings above"; exit 1; }
 	@echo "module-debug: clean ($(TEST_KERNEL_RELEASE))"

@@ -33,7 +33,9 @@ module_copy = rm -rf "$(1)" && mkdir -p "$(1)" && \
 module-w1:
 	@mkdir -p $(BUILD)
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean >/dev/null
-	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules 2>&1 | tee $(BUILD)/module-w1.log
+	{ $(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules 2>&1; echo $$? > $(BUILD)/module-w1.rc; } | \
+		tee $(BUILD)/module-w1.log
+	@[ "$$(cat $(BUILD)/module-w1.rc)" = 0 ] || { echo "module-w1: the build failed"; exit 1; }
 	@! grep -E "warning:|error:|objtool" $(BUILD)/module-w1.log || \
 		{ echo "module-w1: warnings above"; exit 1; }
 	@echo "module-w1: clean"
@@ -64,8 +66,9 @@ module-w1-all:
 
 module-sparse:
 	@mkdir -p $(BUILD)
-	$(MAKE) -C $(KDIR) M=$(CURDIR) C=2 modules 2>&1 | \
+	{ $(MAKE) -C $(KDIR) M=$(CURDIR) C=2 modules 2>&1; echo $$? > $(BUILD)/module-sparse.rc; } | \
 		tee $(BUILD)/module-sparse.log
+	@[ "$$(cat $(BUILD)/module-sparse.rc)" = 0 ] || { echo "module-sparse: the build failed"; exit 1; }
 	@! grep -E "^/.*driver/[a-z_]+\.[ch]:[0-9]+:[0-9]+: (warning|error)" \
 		$(BUILD)/module-sparse.log || { echo "sparse: findings above"; exit 1; }
 	@echo "module-sparse: clean"
