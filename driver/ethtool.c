@@ -23,7 +23,7 @@ static const struct {
 	IPN_COUNTER(mc_refused), IPN_COUNTER(tx_timeouts),
 	IPN_COUNTER(cm_connects), IPN_COUNTER(cm_failures),
 	IPN_COUNTER(cm_accepts), IPN_COUNTER(cm_tx_packets),
-	IPN_COUNTER(cm_rx_packets),
+	IPN_COUNTER(cm_rx_packets), IPN_COUNTER(path_stale_answers),
 #undef IPN_COUNTER
 };
 

@@ -78,6 +78,7 @@ struct ipn_stats {
 	u64 multicast;
 	u64 drop[IPC_R_COUNT];
 	u64 path_queries, path_failures, mc_joins, mc_leaves, mc_failures;
+	u64 path_stale_answers;	/* completions of cancelled queries */
 	u64 mc_refused;		/* stack groups not of this link */
 	u64 tx_timeouts;
 	u64 cm_connects, cm_failures, cm_accepts;	/* connected mode */
@@ -121,10 +122,12 @@ struct ipn_backend_ops {
 	int (*attach)(struct ipn_priv *priv, struct ipn_mcast *mc);
 	void (*detach)(struct ipn_priv *priv, struct ipn_mcast *mc);
 	/*
-	 * Fill path->attr: < 0 failed, 0 done now, 1 completes later (the
-	 * backend sets query_status and queues IPN_OP_DONE).
+	 * Fill path->attr: < 0 failed, 0 done now, 1 completes later
+	 * (through ipn_path_query_async_done()). Never called while a query
+	 * of the path is outstanding: path.c cancels the old one first.
 	 */
 	int (*path_query)(struct ipn_priv *priv, struct ipn_path *path);
+	/* Synchronous: afterwards no callback of the query runs. */
 	void (*path_cancel)(struct ipn_priv *priv, struct ipn_path *path);
 	/*
 	 * umcast: a membership of mgid exists on this port, ours or another
@@ -206,8 +209,14 @@ struct ipn_path {
 	struct sk_buff_head queue;	/* packets waiting, pseudo header kept */
 	struct list_head work;		/* on priv->path_work when ops pending */
 	u32 ops;			/* IPN_OP_* to run in the control work */
-	bool querying;
+	bool querying;			/* a query of ours is outstanding */
 	bool dead;			/* FREE seen: off the hash */
+	/*
+	 * Each query started or cancelled takes a new generation; a
+	 * completion is fed to the core only if it is of the current one.
+	 */
+	u32 query_gen;
+	u32 done_gen;			/* the generation query_status is of */
 	struct rdma_ah_attr attr;	/* result of the last query */
 	struct ib_sa_query *sa_query;
 	int sa_query_id;
@@ -557,6 +566,8 @@ void ipn_path_apply(struct ipn_priv *priv, struct ipn_path *path,
 		    const struct ipc_result *r, struct sk_buff *skb);
 void ipn_path_run(struct ipn_priv *priv);
 void ipn_path_queue_ops(struct ipn_priv *priv, struct ipn_path *path, u32 ops);
+void ipn_path_query_async_done(struct ipn_priv *priv, struct ipn_path *path,
+			       int status);
 void ipn_path_query_complete(struct ipn_priv *priv, struct ipn_path *path,
 			     int status);
 void ipn_path_timers(struct ipn_priv *priv, u64 now);

@@ -69,8 +69,16 @@ void ipn_path_apply(struct ipn_priv *priv, struct ipn_path *path,
 	}
 	if (act & IPC_ACT_FLUSH_QUEUE)
 		ops |= IPN_OP_FLUSH_QUEUE;
-	if (act & IPC_ACT_CANCEL_QUERY)
+	if (act & IPC_ACT_CANCEL_QUERY) {
 		ops |= IPN_OP_CANCEL;
+		/*
+		 * The ops are a set, and ipn_path_run() cancels before it
+		 * starts: a start still waiting for the control work would
+		 * run after this cancel and ask for a query the core gave
+		 * up (a timeout while the work waited). It goes too.
+		 */
+		path->ops &= ~IPN_OP_QUERY;
+	}
 	if (act & IPC_ACT_START_QUERY) {
 		ops |= IPN_OP_QUERY;
 		ipn_inc(priv, path_queries);
@@ -83,6 +91,24 @@ void ipn_path_apply(struct ipn_priv *priv, struct ipn_path *path,
 	if (ops)
 		ipn_path_queue_ops(priv, path, ops);
 	ipn_tick_arm(priv, r->deadline_ms);
+}
+
+/*
+ * A backend's callback: the outstanding query of path ended with status.
+ * Recorded with the query's generation for the control work, which feeds
+ * it to the core unless a cancel or a newer query came in between.
+ * Any context but hard IRQ.
+ */
+void ipn_path_query_async_done(struct ipn_priv *priv, struct ipn_path *path,
+			       int status)
+{
+	spin_lock_bh(&priv->lock);
+	if (!path->dead) {
+		path->query_status = status;
+		path->done_gen = path->query_gen;
+		ipn_path_queue_ops(priv, path, IPN_OP_DONE);
+	}
+	spin_unlock_bh(&priv->lock);
 }
 
 /* The query of path finished. Control context (rtnl, ctl_mutex). */
@@ -118,11 +144,37 @@ void ipn_path_query_complete(struct ipn_priv *priv, struct ipn_path *path,
 	ipn_ah_put(old);
 }
 
-/* Run pending operations. Control context (rtnl, ctl_mutex). */
+/*
+ * Cancel the outstanding query of path, if any, and wait until its
+ * callback cannot run any more; a completion it already queued is of an
+ * old generation from now on. Control context.
+ */
+static void ipn_path_cancel(struct ipn_priv *priv, struct ipn_path *path)
+{
+	if (!path->querying)
+		return;
+	priv->ops->path_cancel(priv, path);
+	spin_lock_bh(&priv->lock);
+	path->querying = false;
+	path->query_gen++;
+	spin_unlock_bh(&priv->lock);
+}
+
+/*
+ * Run pending operations. Control context (rtnl, ctl_mutex).
+ *
+ * The order is the core's contract (ipoib_core.h, path machine): CANCEL
+ * before QUERY, so that at most one query of a path is ever outstanding
+ * (CANCEL_QUERY and START_QUERY come together from a light flush of a
+ * RESOLVING or STALE path, or when a timeout and a retry merge before
+ * this work runs); after CANCEL_QUERY the cancelled query's completion
+ * is never reported, even if its callback queued it before the cancel.
+ */
 void ipn_path_run(struct ipn_priv *priv)
 {
 	struct sk_buff_head flush;
 	struct ipn_path *path;
+	bool fresh;
 	int ret;
 	u32 ops;
 
@@ -135,24 +187,32 @@ void ipn_path_run(struct ipn_priv *priv)
 		path->ops = 0;
 		if (ops & IPN_OP_FLUSH_QUEUE)
 			skb_queue_splice_tail_init(&path->queue, &flush);
-		if (ops & IPN_OP_QUERY)
-			path->querying = true;
 		spin_unlock_bh(&priv->lock);
 
-		if ((ops & (IPN_OP_CANCEL | IPN_OP_FREE)) && path->querying &&
-		    !(ops & IPN_OP_QUERY))
-			priv->ops->path_cancel(priv, path);
+		if (ops & (IPN_OP_CANCEL | IPN_OP_FREE | IPN_OP_QUERY))
+			ipn_path_cancel(priv, path);
+		if ((ops & IPN_OP_DONE) && !(ops & (IPN_OP_CANCEL | IPN_OP_FREE))) {
+			spin_lock_bh(&priv->lock);
+			fresh = path->querying &&
+				  path->done_gen == path->query_gen;
+			spin_unlock_bh(&priv->lock);
+			if (fresh)
+				ipn_path_query_complete(priv, path,
+							path->query_status);
+			else
+				ipn_inc(priv, path_stale_answers);
+		}
 		if ((ops & IPN_OP_QUERY) && !(ops & IPN_OP_FREE)) {
+			spin_lock_bh(&priv->lock);
+			path->querying = true;
+			path->query_gen++;
+			spin_unlock_bh(&priv->lock);
 			ret = priv->ops->path_query(priv, path);
 			if (ret <= 0)	/* done now (1: completion later) */
 				ipn_path_query_complete(priv, path, ret);
 		}
-		if ((ops & IPN_OP_DONE) && !(ops & IPN_OP_FREE))
-			ipn_path_query_complete(priv, path, path->query_status);
 		ipn_xmit_list(&flush);
 		if (ops & IPN_OP_FREE) {
-			if (path->querying)
-				priv->ops->path_cancel(priv, path);
 			ipn_ah_put(path->ah);
 			__skb_queue_purge(&path->queue);
 			kfree(path->dev_addr);

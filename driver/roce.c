@@ -110,12 +110,7 @@ static void ipn_roce_resolved(int status, struct sockaddr *src,
 	}
 	rdma_put_gid_attr(addr->sgid_attr);
 	addr->sgid_attr = NULL;
-	spin_lock_bh(&priv->lock);
-	if (!path->dead) {
-		path->query_status = status;
-		ipn_path_queue_ops(priv, path, IPN_OP_DONE);
-	}
-	spin_unlock_bh(&priv->lock);
+	ipn_path_query_async_done(priv, path, status);
 }
 
 static int ipn_roce_path_query(struct ipn_priv *priv, struct ipn_path *path)
@@ -141,6 +136,9 @@ static int ipn_roce_path_query(struct ipn_priv *priv, struct ipn_path *path)
 		if (!path->dev_addr)
 			return -ENOMEM;
 	}
+	/* path.c cancels a query before it starts the next one. */
+	if (WARN_ON_ONCE(path->dev_addr->sgid_attr))
+		return -EBUSY;
 	sgid_attr = rdma_get_gid_attr(priv->ca, priv->port, 0);
 	if (IS_ERR(sgid_attr))
 		return PTR_ERR(sgid_attr);

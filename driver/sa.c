@@ -95,10 +95,10 @@ static void ipn_ib_path_done(int status, struct sa_path_rec *resp,
 		path->rec = *resp;	/* connected mode's REQ (cm.c) */
 		path->rec_valid = true;
 	}
-	if (!path->dead && status != -EINTR) {
-		path->query_status = status;
-		ipn_path_queue_ops(priv, path, IPN_OP_DONE);
-	}
+	spin_unlock_bh(&priv->lock);
+	if (status != -EINTR)
+		ipn_path_query_async_done(priv, path, status);
+	spin_lock_bh(&priv->lock);
 	path->sa_busy = false;
 	spin_unlock_bh(&priv->lock);
 	wake_up_all(&priv->sa_wait);	/* priv outlives every path */
@@ -114,7 +114,17 @@ static int ipn_ib_path_query(struct ipn_priv *priv, struct ipn_path *path)
 	memcpy(rec.sgid.raw, priv->ifid.gid, IPC_GID_LEN);
 	rec.numb_path = 1;
 	rec.pkey = cpu_to_be16(priv->pkey);
+	/*
+	 * The last query's callback queues its answer before it lets go of
+	 * sa_busy: the control work may take the answer and start again
+	 * before the callback has returned. Only this work starts queries.
+	 */
+	wait_event(priv->sa_wait, !READ_ONCE(path->sa_busy));
 	spin_lock_bh(&priv->lock);
+	if (WARN_ON_ONCE(path->sa_busy)) {	/* path.c cancels first */
+		spin_unlock_bh(&priv->lock);
+		return -EBUSY;
+	}
 	path->sa_busy = true;
 	spin_unlock_bh(&priv->lock);
 	id = priv->sa->path_rec_get(priv, &rec,

@@ -989,6 +989,101 @@ static void sa_path_idle_freed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kt_answer_path(kt_peer_gid, 0), 0);
 }
 
+/* A light flush (SM change): the event, as ib_core delivers it. */
+static void kt_light_flush(struct ipn_priv *priv)
+{
+	struct ib_event ev = {
+		.device = priv->ca,
+		.event = IB_EVENT_SM_CHANGE,
+		.element.port_num = priv->port,
+	};
+
+	priv->event_handler.handler(&priv->event_handler, &ev);
+}
+
+/*
+ * Review H1: a light flush of a RESOLVING path makes the core ask for
+ * CANCEL and START together. The shim must cancel the query in flight
+ * before it starts the next one: exactly one query is outstanding, the
+ * old one's -EINTR never reaches the core, and the new answer resolves
+ * the path. Before the fix the cancel was skipped: two queries in flight,
+ * the first still pointing at the path after it was freed.
+ */
+static void sa_path_flush_while_resolving(struct kunit *test)
+{
+	struct ipn_priv *priv = ((struct kt_ctx *)test->priv)->priv;
+	const u8 *bgid = priv->ifid.bcast_gid;
+	int calls, i;
+	u8 hw[20];
+
+	kt_join_bcast(test, priv);
+	kt_peer_addr(hw, 0x22);
+	ipn_kunit_xmit(priv, hw, htonl(0x0a000002));
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_count_queries() == 1));
+	for (i = 0; i < 3; i++) {
+		calls = kt_sa.path_calls;
+		kt_light_flush(priv);
+		KUNIT_ASSERT_TRUE_MSG(test, kt_wait(priv, 5000,
+						    kt_sa.path_calls > calls),
+				      "flush %d: no new query", i);
+		kt_settle(priv);
+		KUNIT_EXPECT_EQ_MSG(test, kt_count_queries(), 1,
+				    "flush %d: queries in flight", i);
+		KUNIT_EXPECT_EQ_MSG(test, kt_sa.cancels, i + 1,
+				    "flush %d: cancels", i);
+		KUNIT_EXPECT_EQ(test, kt_path_state(priv, kt_peer_gid),
+				IPC_PATH_RESOLVING);
+		/* The flush rejoined the broadcast group: answer it. */
+		if (kt_count_joins(bgid))
+			kt_answer_join(bgid, 0, KT_QKEY, IB_MTU_2048);
+	}
+	KUNIT_EXPECT_EQ(test, ipn_stat(priv, path_failures), 0u);
+	KUNIT_ASSERT_EQ(test, kt_answer_path(kt_peer_gid, 0), 0);
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000,
+					kt_path_state(priv, kt_peer_gid) ==
+					IPC_PATH_VALID));
+	KUNIT_EXPECT_EQ(test, kt_count_queries(), 0);
+}
+
+/*
+ * The answer of a query arrives (its completion is queued for the control
+ * work) and a light flush follows before the control work runs: the core,
+ * which has not seen the answer, cancels and starts again. The old answer
+ * must not be taken for the new query's: the path stays RESOLVING with
+ * one query out, and only the new answer makes it VALID.
+ */
+static void sa_path_stale_completion_ignored(struct kunit *test)
+{
+	struct ipn_priv *priv = ((struct kt_ctx *)test->priv)->priv;
+	u8 hw[20];
+
+	kt_join_bcast(test, priv);
+	kt_peer_addr(hw, 0x22);
+	ipn_kunit_xmit(priv, hw, htonl(0x0a000002));
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_count_queries() == 1));
+	/*
+	 * Both works take rtnl and run in order on the interface's ordered
+	 * workqueue: hold rtnl so that the flush runs first and finds the
+	 * answer's completion still queued.
+	 */
+	rtnl_lock();
+	kt_light_flush(priv);
+	KUNIT_EXPECT_EQ(test, kt_answer_path(kt_peer_gid, -EHOSTUNREACH), 0);
+	rtnl_unlock();
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 5000, kt_count_queries() == 1));
+	kt_settle(priv);
+	KUNIT_EXPECT_EQ(test, kt_count_queries(), 1);
+	KUNIT_EXPECT_EQ(test, kt_sa.path_calls, 2);
+	/* The stale failure was not fed to the core. */
+	KUNIT_EXPECT_EQ(test, ipn_stat(priv, path_failures), 0u);
+	KUNIT_EXPECT_EQ(test, kt_path_state(priv, kt_peer_gid),
+			IPC_PATH_RESOLVING);
+	KUNIT_ASSERT_EQ(test, kt_answer_path(kt_peer_gid, 0), 0);
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000,
+					kt_path_state(priv, kt_peer_gid) ==
+					IPC_PATH_VALID));
+}
+
 /*
  * ndo_set_rx_mode: the device's multicast list is diffed against the
  * groups. A new address gets one FullMember join however often it was
@@ -1825,6 +1920,8 @@ static struct kunit_case ipn_sa_cases[] = {
 	KUNIT_CASE(sa_bcast_scope_search),
 	KUNIT_CASE(sa_bcast_create),
 	KUNIT_CASE(sa_path_query),
+	KUNIT_CASE(sa_path_flush_while_resolving),
+	KUNIT_CASE(sa_path_stale_completion_ignored),
 	KUNIT_CASE(sa_path_timeout),
 	KUNIT_CASE(sa_path_start_fails),
 	KUNIT_CASE(sa_path_queue_bounded),

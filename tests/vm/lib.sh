@@ -443,6 +443,11 @@ if_stat() {
 	ip netns exec "$1" cat "/sys/class/net/$2/statistics/$3"
 }
 
+# eth_stat NS IF NAME: one of the driver's counters (ethtool -S).
+eth_stat() {
+	ip netns exec "$1" ethtool -S "$2" | awk -v k="$3:" '$1 == k { print $2; f = 1 } END { exit !f }'
+}
+
 # iperf3_run SRV_NS SRV_ADDR CLI_NS LOG [iperf3 client options]: a one-off
 # iperf3 server in SRV_NS, the client in CLI_NS (-f m, output in LOG), both
 # bounded in time. Port from IPERF3_PORT (default 5201).

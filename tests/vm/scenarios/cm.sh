@@ -24,11 +24,6 @@
 
 setup_ipoib_netns_pair
 
-# cm_stat NS IF NAME: one ethtool -S counter.
-cm_stat() {
-	ip netns exec "$1" ethtool -S "$2" | awk -v k="$3:" '$1 == k { print $2; f = 1 } END { exit !f }'
-}
-
 # ip_stat NS FIELD: a counter of the Ip: line of /proc/net/snmp.
 ip_stat() {
 	ip netns exec "$1" awk -v k="$2" '$1 == "Ip:" { if (!n) { for (i = 2; i <= NF; i++) h[i] = $i; n = 1 } else for (i = 2; i <= NF; i++) if (h[i] == k) print $i }' /proc/net/snmp
@@ -65,14 +60,14 @@ check_ping n1 fd00::2 -6 -s 60000 -M do
 [[ $(ip_stat n1 FragCreates) == "$frag1" ]] || fail "n1 fragmented IP packets"
 for side in "n1 $IB1" "n2 $IB2"; do
 	set -- $side
-	c=$(cm_stat "$1" "$2" cm_connects)
-	a=$(cm_stat "$1" "$2" cm_accepts)
-	t=$(cm_stat "$1" "$2" cm_tx_packets)
-	r=$(cm_stat "$1" "$2" cm_rx_packets)
+	c=$(eth_stat "$1" "$2" cm_connects)
+	a=$(eth_stat "$1" "$2" cm_accepts)
+	t=$(eth_stat "$1" "$2" cm_tx_packets)
+	r=$(eth_stat "$1" "$2" cm_rx_packets)
 	log "$2: cm_connects $c cm_accepts $a cm_tx_packets $t cm_rx_packets $r"
 	((c >= 1 && a >= 1)) || fail "$2 made $c and accepted $a connections"
 	((t >= 6 && r >= 6)) || fail "$2 sent $t and received $r frames over RC"
-	f=$(cm_stat "$1" "$2" cm_failures)
+	f=$(eth_stat "$1" "$2" cm_failures)
 	((f == 0)) || fail "$2 counts $f failed connections"
 done
 
@@ -101,7 +96,7 @@ grep -q "mtu 4092" <<< "$route" ||
 	fail "n1 did not learn MTU 4092 for 10.1.0.2 from its driver's ICMP"
 grep -qi "mtu = 4092\|mtu=4092\|message too long" <<< "$out" ||
 	fail "ping was not told of MTU 4092 for an 8000-byte ping"
-tb=$(cm_stat n1 "$IB1" drop_too_big)
+tb=$(eth_stat n1 "$IB1" drop_too_big)
 ((tb >= 1)) || fail "drop_too_big is $tb on $IB1"
 # Without DF the stack now fragments to the learnt MTU.
 check_ping n1 10.1.0.2 -s 8000
