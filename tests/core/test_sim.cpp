@@ -3,6 +3,9 @@
  * Model tests: two and N nodes on a virtual clock driving the real path and
  * multicast machines against a simulated SA that delays, fails, drops and
  * reorders answers (sim/subnet_sim.hpp checks every action it performs).
+ * The sim_h1 suite runs review H1's scenarios against the shim of 7312acf
+ * (ShimConfig::old_path_contract) and the fixed one: the checker must
+ * catch the first and find nothing in the second.
  */
 #include <gtest/gtest.h>
 
@@ -39,11 +42,12 @@ TEST(sim_two_node, first_packets_wait_for_the_path_in_order)
 	net.loop.run_until(10 * SEC);
 	Stats s = net[0].stats;
 	EXPECT_EQ(s.sent, 100u);
-	/* Packets of t = 0..30 ms arrive while resolving (the answer at 30
-	 * comes after the packet of 30): 16 held, the 15 oldest dropped. */
-	EXPECT_EQ(s.dropped[IPC_R_QUEUE_FULL], 15u);
-	EXPECT_EQ(s.delivered, 85u);
-	EXPECT_EQ(net.received, 85u);
+	/* The control work runs 1 ms after a kick: the query starts at 1,
+	 * answers at 31 and is fed to the core at 32, after the packet of
+	 * 32. Packets of t = 0..32 ms wait: 16 held, the 17 oldest dropped. */
+	EXPECT_EQ(s.dropped[IPC_R_QUEUE_FULL], 17u);
+	EXPECT_EQ(s.delivered, 83u);
+	EXPECT_EQ(net.received, 83u);
 	EXPECT_EQ(net.sa.path_queries, 1u);
 	EXPECT_TRUE(net[0].path_valid(1));
 	net.expect_accounted();
@@ -248,51 +252,74 @@ TEST(sim_n_node, client_reregister_converges_spread_and_loses_no_accounting)
 		EXPECT_FALSE(net.sa.exists(net[0].mgid_of(group_ip(g))));
 }
 
-TEST(sim_n_node, random_churn_keeps_invariants)
+/*
+ * N nodes sending, subscribing, flushing and going down at random for
+ * 600 s against an SA that answers after the timeouts, fails and drops.
+ * The control work waits up to 1.5 s (rtnl), so a query timeout's CANCEL,
+ * the retry's START and late answers merge, and light flushes meet them.
+ */
+void random_churn(Subnet &net, uint64_t seed, int n, int groups)
 {
-	constexpr int N = 12, GROUPS = 6;
-	Subnet net(N, 9);
 	net.sa.cfg.min_delay_ms = 1;
 	net.sa.cfg.max_delay_ms = 12000; /* answers after join timeouts */
 	net.sa.cfg.fail_p = 0.2;
 	net.sa.cfg.drop_p = 0.1;
-	for (auto &n : net.nodes) {
-		n->mcfg.queue_max = 4;
-		n->pcfg.queue_max = 4;
-		n->mcfg.sendonly_idle_ms = 5000;
-		n->pcfg.idle_ms = 20000;
-		n->pcfg.revalidate_ms = 7000;
+	net.shim.ctl_min_delay_ms = 1;
+	net.shim.ctl_max_delay_ms = 1500;
+	net.shim.cancel_race_p = 0.3;
+	net.shim.query_now_p = 0.05;
+	for (auto &nd : net.nodes) {
+		nd->mcfg.queue_max = 4;
+		nd->pcfg.queue_max = 4;
+		nd->mcfg.sendonly_idle_ms = 5000;
+		nd->pcfg.idle_ms = 20000;
+		nd->pcfg.revalidate_ms = 7000;
 	}
-	std::mt19937_64 gen(9);
+	std::mt19937_64 gen(seed);
 	for (uint64_t t = 0; t < 600 * SEC; t += 20) {
-		int a = gen() % N, b = gen() % N, g = gen() % GROUPS;
+		int a = gen() % n, b = gen() % n, g = gen() % groups;
 		int op = gen() % 100;
 		net.loop.at(t, [&net, a, b, g, op] {
-			Node &n = net[a];
+			Node &nd = net[a];
 			uint32_t m = group_ip(g, g % 2);
-			n.routers_joined = op & 1;
+			nd.routers_joined = op & 1;
 			if (op < 40 && a != b)
-				n.send_unicast(b);
+				nd.send_unicast(b);
 			else if (op < 70)
-				n.send_mcast(m);
+				nd.send_mcast(m);
 			else if (op < 80)
-				n.subscribe(m, op < 77 ? IPC_JOIN_FULL :
-							 IPC_JOIN_NON);
+				nd.subscribe(m, op < 77 ? IPC_JOIN_FULL :
+							  IPC_JOIN_NON);
 			else if (op < 90)
-				n.unsubscribe(m, op < 87 ? IPC_JOIN_FULL :
-							   IPC_JOIN_NON);
+				nd.unsubscribe(m, op < 87 ? IPC_JOIN_FULL :
+							    IPC_JOIN_NON);
 			else if (op < 92)
-				n.flush(op == 90 ? 0 : 3000);
+				nd.flush(op == 90 ? 0 : 3000);
 			else if (op == 92)
-				n.destroy_all();
+				nd.destroy_all();
 		});
 	}
 	net.loop.run_until(600 * SEC);
+}
+
+TEST(sim_n_node, random_churn_keeps_invariants)
+{
+	constexpr int N = 12, GROUPS = 6;
+	Subnet net(N, 9);
+	random_churn(net, 9, N, GROUPS);
 	net.expect_accounted();
 	Stats s = net.total();
 	EXPECT_GT(s.delivered, 1000u);
 	EXPECT_GT(s.dropped[IPC_R_QUEUE_FULL], 0u);
 	EXPECT_GT(s.dropped[IPC_R_NO_ROUTE] + s.dropped[IPC_R_NOT_JOINED], 0u);
+	/* The races of review H1 happened, and the shim kept its contract
+	 * (every violation is a failure already; strict is the default). */
+	ShimStats sh = net.shim_total();
+	EXPECT_GT(sh.cancel_and_query, 0u);
+	EXPECT_GT(sh.cancel_and_done, 0u);
+	EXPECT_GT(sh.stale_answers, 0u);
+	EXPECT_GT(sh.queries_now, 0u);
+	EXPECT_EQ(sh.violations_total(), 0u);
 	for (auto &n : net.nodes)
 		n->destroy_all();
 	/* Let cancelled joins come back: the shim frees what they made. */
@@ -301,6 +328,149 @@ TEST(sim_n_node, random_churn_keeps_invariants)
 		EXPECT_FALSE(net.sa.exists(net[0].mgid_of(group_ip(g))));
 		EXPECT_FALSE(net.sa.exists(net[0].mgid_of(group_ip(g, true))));
 	}
+	for (auto &n : net.nodes)
+		EXPECT_EQ(n->queries_outstanding(), 0u);
+}
+
+/* ---- review H1: the shim of 7312acf is caught, the fixed one is clean -- */
+
+/* A two-node subnet whose checker counts instead of failing. */
+struct H1Net : Subnet {
+	H1Net(bool old_contract, uint32_t sa_delay_ms)
+		: Subnet(2, 21)
+	{
+		shim.old_path_contract = old_contract;
+		shim.strict = false;
+		sa.cfg.min_delay_ms = sa_delay_ms;
+		sa.cfg.max_delay_ms = sa_delay_ms;
+	}
+};
+
+/*
+ * The review's trigger: a light flush (SM change, client reregister; GID
+ * change on RoCE) while a path resolves, then interface down.
+ *   t = 0    tx: START_QUERY, Q1 starts at 1 and answers at 301
+ *   t = 50   light flush: CANCEL_QUERY | START_QUERY, Q2 answers at 350
+ *   t = 320  interface down: the path is freed
+ * 7312acf skips the cancel (Q1 and Q2 outstanding), feeds Q1's answer to
+ * the core at 302, frees the path with Q2 outstanding, and Q2's callback
+ * runs on the freed path at 350.
+ */
+TEST(sim_h1, light_flush_while_resolving)
+{
+	for (bool old : { true, false }) {
+		SCOPED_TRACE(old ? "7312acf" : "fixed");
+		H1Net net(old, 300);
+		net[0].send_unicast(1);
+		net.loop.at(50, [&net] { net[0].flush(0); });
+		net.loop.at(320, [&net] { net[0].destroy_all(); });
+		net.loop.run_until(340);
+		EXPECT_EQ(net[0].npaths(), 0u);
+		EXPECT_EQ(net[0].queries_outstanding(), old ? 1u : 0u);
+		net.loop.run_until(2 * SEC);
+		EXPECT_EQ(net.sa.path_queries, 2u);
+		EXPECT_EQ(net[0].queries_outstanding(), 0u);
+		ShimStats sh = net.shim_total();
+		const uint64_t *v = sh.violations;
+		if (old) {
+			EXPECT_EQ(v[V_TWO_QUERIES], 1u);
+			EXPECT_EQ(v[V_CANCELLED_ANSWER], 1u);
+			EXPECT_EQ(v[V_FREE_WITH_QUERY], 1u);
+			EXPECT_EQ(v[V_USE_AFTER_FREE], 1u);
+			EXPECT_EQ(v[V_OTHER], 0u);
+			/* Q1's stale answer made the path valid. */
+			EXPECT_EQ(net[0].stats.delivered, 1u);
+		} else {
+			EXPECT_EQ(sh.violations_total(), 0u);
+			EXPECT_EQ(net[0].stats.dropped[IPC_R_LINK_DOWN], 1u);
+		}
+		net.expect_accounted();
+	}
+}
+
+/*
+ * No flush needed: the control work waits 1.5 s for rtnl, so a
+ * RESOLVING timeout's CANCEL_QUERY (t = 4000) and the retry's
+ * START_QUERY (t = 4500..5000) run together at 5500, while Q1 (started
+ * at 1500, answering at 6500) is outstanding.
+ */
+TEST(sim_h1, timeout_and_retry_merge_in_one_run)
+{
+	for (bool old : { true, false }) {
+		SCOPED_TRACE(old ? "7312acf" : "fixed");
+		H1Net net(old, 5000);
+		net.shim.ctl_min_delay_ms = 1500;
+		net.shim.ctl_max_delay_ms = 1500;
+		net[0].send_unicast(1);
+		net.loop.run_until(5400);
+		EXPECT_EQ(net[0].path_state(1), IPC_PATH_RESOLVING);
+		net.loop.at(9000, [&net] { net[0].destroy_all(); });
+		net.loop.run_until(20 * SEC);
+		ShimStats sh = net.shim_total();
+		const uint64_t *v = sh.violations;
+		EXPECT_EQ(sh.cancel_and_query, 1u);
+		if (old) {
+			EXPECT_EQ(v[V_TWO_QUERIES], 1u);
+			EXPECT_EQ(v[V_CANCELLED_ANSWER], 1u);
+			EXPECT_EQ(v[V_FREE_WITH_QUERY], 1u);
+			EXPECT_EQ(v[V_USE_AFTER_FREE], 1u);
+		} else {
+			EXPECT_EQ(sh.violations_total(), 0u);
+		}
+		EXPECT_EQ(net[0].queries_outstanding(), 0u);
+		net.expect_accounted();
+	}
+}
+
+/*
+ * The answer comes while the timeout's cancel runs (the callback was
+ * already running; ib_sa cannot stop it): it is queued as DONE for the
+ * generation being cancelled. 7312acf feeds it to the core after the
+ * CANCEL_QUERY; the fixed shim drops it as stale.
+ */
+TEST(sim_h1, answer_racing_its_cancel)
+{
+	for (bool old : { true, false }) {
+		SCOPED_TRACE(old ? "7312acf" : "fixed");
+		H1Net net(old, 6000);
+		net.shim.cancel_race_p = 1;
+		net[0].send_unicast(1);
+		net.loop.run_until(4100); /* timed out at 4000, cancelled */
+		ShimStats sh = net.shim_total();
+		EXPECT_EQ(sh.cancel_races, 1u);
+		EXPECT_EQ(net[0].path_state(1), IPC_PATH_FAILED);
+		if (old) {
+			EXPECT_EQ(sh.violations[V_CANCELLED_ANSWER], 1u);
+			EXPECT_EQ(sh.stale_answers, 0u);
+		} else {
+			EXPECT_EQ(sh.violations_total(), 0u);
+			EXPECT_EQ(sh.stale_answers, 1u);
+		}
+		net.loop.run_until(60 * SEC);
+		net[0].destroy_all();
+		net.expect_accounted();
+	}
+}
+
+/*
+ * The random churn as random_churn_keeps_invariants runs it: against the
+ * shim of 7312acf the checker finds every kind of H1 violation.
+ */
+TEST(sim_h1, random_churn_catches_7312acf)
+{
+	constexpr int N = 12, GROUPS = 6;
+	Subnet net(N, 9);
+	net.shim.old_path_contract = true;
+	net.shim.strict = false;
+	random_churn(net, 9, N, GROUPS);
+	ShimStats sh = net.shim_total();
+	EXPECT_GT(sh.violations[V_TWO_QUERIES], 0u);
+	EXPECT_GT(sh.violations[V_CANCELLED_ANSWER], 0u);
+	EXPECT_GT(sh.violations[V_FREE_WITH_QUERY], 0u);
+	EXPECT_GT(sh.violations[V_USE_AFTER_FREE], 0u);
+	net.expect_accounted();
+	for (auto &n : net.nodes)
+		n->destroy_all();
 }
 
 } // namespace
