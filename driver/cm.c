@@ -286,7 +286,7 @@ static int ipn_cm_qp_move(struct ib_cm_id *id, struct ib_qp *qp,
 }
 
 /* A REQ: a QP on our SRQ, to INIT and RTR, and the REP. */
-static int ipn_cm_req(struct ib_cm_id *id, const struct ib_cm_event *ev)
+IPN_TESTABLE int ipn_cm_req(struct ib_cm_id *id, const struct ib_cm_event *ev)
 {
 	struct ipn_priv *priv = id->context;
 	struct ib_qp_init_attr qa = {};
@@ -297,6 +297,17 @@ static int ipn_cm_req(struct ib_cm_id *id, const struct ib_cm_event *ev)
 	u32 qpn, frame_max, psn;
 	int ret;
 
+	/*
+	 * Review H2: only a REQ of this interface's partition; the CM would
+	 * otherwise give the QP the P_Key index of the REQ's own P_Key.
+	 */
+	if (!ipc_cm_req_pkey_ok(be16_to_cpu(ev->param.req_rcvd.primary_path->pkey),
+				priv->pkey, priv->roce)) {
+		ipn_inc(priv, cm_rejects);
+		netdev_dbg(priv->dev, "REQ of P_Key 0x%04x refused\n",
+			   be16_to_cpu(ev->param.req_rcvd.primary_path->pkey));
+		return -EACCES;	/* the CM rejects it and frees the ID */
+	}
 	if (ipc_cm_priv_parse(ev->private_data, IB_CM_REQ_PRIVATE_DATA_SIZE,
 			      &qpn, &frame_max))
 		return -EINVAL;	/* the CM rejects it and frees the ID */

@@ -1071,6 +1071,14 @@ int ipn_dev_set_mode(struct ipn_priv *priv, bool connected,
 	ASSERT_RTNL();
 	if (priv->cm_mode == connected)
 		return 0;
+	if (connected && !ipc_cm_pkey_allowed(priv->pkey, priv->roce)) {
+		/* Review H2: RC would bridge the emulated partitions. */
+		NL_SET_ERR_MSG_MOD(extack,
+				   "connected mode on RoCE is for the default partition only: RC has no Q_Key to keep partitions apart");
+		if (!extack)
+			netdev_warn(dev, "connected mode on RoCE is for the default partition only\n");
+		return -EOPNOTSUPP;
+	}
 	if (running)
 		ipn_stop(dev);
 	mutex_lock(&priv->ctl_mutex);

@@ -83,6 +83,7 @@ struct ipn_stats {
 	u64 tx_timeouts;
 	u64 cm_connects, cm_failures, cm_accepts;	/* connected mode */
 	u64 cm_tx_packets, cm_rx_packets;
+	u64 cm_rejects;		/* REQs refused: partition, cap */
 	struct u64_stats_sync syncp;	/* last: only u64 counters before it */
 };
 
@@ -630,6 +631,9 @@ void ipn_roce_attr(struct ipn_priv *priv, const u8 *dgid, u8 hop,
 		   struct rdma_ah_attr *attr);
 struct sk_buff *ipn_rx_frame(struct ipn_priv *priv, struct sk_buff *skb,
 			     const struct ib_wc *wc);
+struct ib_cm_id;
+struct ib_cm_event;
+int ipn_cm_req(struct ib_cm_id *id, const struct ib_cm_event *ev);
 #endif
 
 #endif /* IPOIB_NG_H */

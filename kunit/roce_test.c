@@ -16,6 +16,7 @@
 #include <linux/etherdevice.h>
 #include <net/addrconf.h>
 #include <rdma/ib_cache.h>
+#include <rdma/ib_cm.h>
 #include "ipoib_ng.h"
 #include "ipn_kunit.h"
 
@@ -209,6 +210,64 @@ static void roce_child_partition(struct kunit *test)
 	/* kt_roce_exit destroys the parent, and the child with it. */
 }
 
+/* Hand ipn_cm_req() a REQ whose primary path carries pkey, as ib_cm does. */
+static int kt_cm_req(struct ipn_priv *priv, u16 pkey)
+{
+	struct sa_path_rec path = { .pkey = cpu_to_be16(pkey) };
+	u8 data[IB_CM_REQ_PRIVATE_DATA_SIZE] = {};
+	struct ib_cm_event ev = {
+		.event = IB_CM_REQ_RECEIVED,
+		.private_data = data,
+	};
+	struct ib_cm_id id = { .context = priv };
+
+	ipc_cm_priv_build(0x123, 2048, data);
+	ev.param.req_rcvd.primary_path = &path;
+	return ipn_cm_req(&id, &ev);
+}
+
+/*
+ * Review H2: a node that shares only the default partition connected to a
+ * child's Service ID and put frames into the child. A REQ is now refused
+ * unless its P_Key matches the interface's (IBA rule), before any QP is
+ * made, and counted. On RoCE, where every REQ carries 0xffff and RC has
+ * no Q_Key to emulate partitions with, a child of another partition
+ * cannot take connected mode at all. The InfiniBand rule is checked on
+ * the same device with the backend's RoCE flag cleared: nothing below
+ * the P_Key check is reached.
+ */
+static void roce_cm_req_other_partition(struct kunit *test)
+{
+	struct kt_roce *c = test->priv;
+	struct ipn_priv *child;
+	int ret;
+
+	child = ipn_kunit_child(c->priv, 0x8001);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(child), "child: %pe", child);
+	rtnl_lock();
+	ret = ipn_dev_set_mode(child, true, NULL);
+	rtnl_unlock();
+	KUNIT_EXPECT_EQ(test, ret, -EOPNOTSUPP);
+	KUNIT_EXPECT_FALSE(test, child->cm_mode);
+
+	/* The REQ a default-partition node sends to the child's SID. */
+	KUNIT_EXPECT_EQ(test, kt_cm_req(child, IPC_PKEY_DEFAULT), -EACCES);
+	KUNIT_EXPECT_EQ(test, ipn_stat(child, cm_rejects), 1u);
+	KUNIT_EXPECT_EQ(test, ipn_stat(child, cm_accepts), 0u);
+	KUNIT_EXPECT_TRUE(test, list_empty(&child->cm_rx));
+	/* The parent refuses a REQ of the child's partition. */
+	KUNIT_EXPECT_EQ(test, kt_cm_req(c->priv, 0x8001), -EACCES);
+	KUNIT_EXPECT_EQ(test, ipn_stat(c->priv, cm_rejects), 1u);
+
+	/* InfiniBand: P_Keys are real; only a matching REQ gets through. */
+	child->roce = false;
+	KUNIT_EXPECT_EQ(test, kt_cm_req(child, IPC_PKEY_DEFAULT), -EACCES);
+	KUNIT_EXPECT_EQ(test, kt_cm_req(child, 0x8002), -EACCES);
+	child->roce = true;
+	KUNIT_EXPECT_EQ(test, ipn_stat(child, cm_rejects), 3u);
+	KUNIT_EXPECT_TRUE(test, list_empty(&child->cm_rx));
+}
+
 /* dev_set_mac_address() as `ip link set IF address` calls it. */
 static int kt_set_addr(struct ipn_priv *priv, const u8 *hw)
 {
@@ -282,6 +341,7 @@ static void roce_set_address(struct kunit *test)
 
 static struct kunit_case ipn_roce_cases[] = {
 	KUNIT_CASE(roce_child_partition),
+	KUNIT_CASE(roce_cm_req_other_partition),
 	KUNIT_CASE(roce_path_link_local),
 	KUNIT_CASE(roce_path_routed_ipv6),
 	KUNIT_CASE(roce_path_routed_ipv4),

@@ -684,6 +684,16 @@ int ipc_cm_priv_parse(const ipc_u8 *buf, ipc_u32 len, ipc_u32 *ud_qpn,
 		      ipc_u32 *frame_max);
 
 /*
+ * Partitions (IBA s10.9): may an interface of P_Key if_pkey use connected
+ * mode (1) or not (0)? On RoCE only the default partition may: RC has no
+ * Q_Key, which is what keeps RoCE partitions apart. And is a REQ whose
+ * primary path carries req_pkey for this interface (1), or from another
+ * partition, to be rejected (0)?
+ */
+int ipc_cm_pkey_allowed(ipc_u16 if_pkey, int roce);
+int ipc_cm_req_pkey_ok(ipc_u16 req_pkey, ipc_u16 if_pkey, int roce);
+
+/*
  * One connection we initiate, per peer address (QPN and GID): this node
  * sends on it; the peer's connection to us, if any, is its own (s3.3
  * allows one in each direction, and each side sends on the one it made).

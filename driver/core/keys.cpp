@@ -65,3 +65,27 @@ extern "C" ipc_u32 ipc_roce_qkey_for_pkey(ipc_u16 pkey)
 	return IPC_QKEY_DEFAULT |
 	       (static_cast<u32>(pkey_base(pkey)) << roce_qkey_shift);
 }
+
+/*
+ * RFC 4755 connected mode and partitions. RC has no Q_Key, so the Q_Key
+ * that stands in for a partition on RoCE (ipc_roce_qkey_for_pkey()) does
+ * not separate connections, and every RoCE REQ carries the default P_Key
+ * (RoCE ports have no other): on RoCE only an interface of the default
+ * partition may use connected mode.
+ */
+extern "C" int ipc_cm_pkey_allowed(ipc_u16 if_pkey, int roce)
+{
+	return ipc_pkey_valid(if_pkey) &&
+	       (!roce || pkey_base(if_pkey) == pkey_default_base);
+}
+
+/*
+ * A REQ is taken only on the partition of the interface it names: its
+ * primary path's P_Key must match the interface's by the rule datagrams
+ * follow (IBA s10.9.3), and the interface must be allowed connected mode.
+ */
+extern "C" int ipc_cm_req_pkey_ok(ipc_u16 req_pkey, ipc_u16 if_pkey, int roce)
+{
+	return ipc_cm_pkey_allowed(if_pkey, roce) &&
+	       ipc_pkey_match(req_pkey, if_pkey);
+}

@@ -141,3 +141,30 @@ TEST(qkey, roce_partition_emulation)
 }
 
 } // namespace
+
+/*
+ * Review H2: a REQ is taken only on its own partition. InfiniBand: the
+ * REQ's P_Key must match the interface's (IBA s10.9.3). RoCE: every REQ
+ * carries 0xffff and RC has no Q_Key, so only the default partition takes
+ * connected mode at all.
+ */
+TEST(pkey, cm_partition_rule)
+{
+	/* InfiniBand. */
+	EXPECT_TRUE(ipc_cm_pkey_allowed(0xffff, 0));
+	EXPECT_TRUE(ipc_cm_pkey_allowed(0x8002, 0));
+	EXPECT_FALSE(ipc_cm_pkey_allowed(0x8000, 0));
+	EXPECT_TRUE(ipc_cm_req_pkey_ok(0x8002, 0x8002, 0));
+	EXPECT_TRUE(ipc_cm_req_pkey_ok(0x0002, 0x8002, 0)); /* limited, full */
+	EXPECT_FALSE(ipc_cm_req_pkey_ok(0xffff, 0x8002, 0));
+	EXPECT_FALSE(ipc_cm_req_pkey_ok(0x8001, 0x8002, 0));
+	EXPECT_FALSE(ipc_cm_req_pkey_ok(0x0002, 0x0002, 0)); /* both limited */
+	EXPECT_FALSE(ipc_cm_req_pkey_ok(0x8000, 0x8000, 0));
+	/* RoCE. */
+	EXPECT_TRUE(ipc_cm_pkey_allowed(0xffff, 1));
+	EXPECT_TRUE(ipc_cm_pkey_allowed(0x7fff, 1));
+	EXPECT_FALSE(ipc_cm_pkey_allowed(0x8001, 1));
+	EXPECT_TRUE(ipc_cm_req_pkey_ok(0xffff, 0xffff, 1));
+	EXPECT_FALSE(ipc_cm_req_pkey_ok(0xffff, 0x8001, 1));
+	EXPECT_FALSE(ipc_cm_req_pkey_ok(0x8001, 0x8001, 1));
+}

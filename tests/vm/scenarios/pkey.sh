@@ -13,7 +13,9 @@
 #   (c) isolation: two partitions on each side; each pair talks; across
 #       partitions neither a broadcast (ARP) nor a unicast to the other
 #       partition's QPN (static neighbour) arrives: tcpdump on the far side
-#       sees nothing, while the sender's tx counter proves it sent
+#       sees nothing, while the sender's tx counter proves it sent; nor
+#       does connected mode carry frames across (RoCE children take no
+#       connected mode: RC has no Q_Key)
 #   (d) namespaces: a child made from n1 straight into n3 (link-netnsid),
 #       moved back and forth between n3 and n1, pinging each time
 #   (e) `ip link delete` removes a child but not a port interface;
@@ -84,11 +86,17 @@ expect_error "P_Key 0x0000 and 0x8000 are invalid" \
 	ip -n n1 link add link "$IB1" name bad type ipoib pkey 0
 expect_error "the parent is a P_Key child itself" \
 	ip -n n1 link add link c1a name bad type ipoib pkey 0x8003
-# Connected mode (RFC 4755) at creation: the C bit and the MTU with it.
-check ip -n n1 link add link "$IB1" name c1m type ipoib pkey 0x8003 mode connected
-expect_info n1 c1m "ipoib 0x8003 connected 0000"
-[[ $(link_addr n1 c1m | cut -c1-2) == 80 ]] || fail "c1m's address lacks the C bit"
-[[ $(sysfs_read n1 /sys/class/net/c1m/mtu) == 65520 ]] || fail "c1m's MTU is not 65520"
+# Connected mode (RFC 4755) on RoCE is for the default partition only: RC
+# has no Q_Key, which is what keeps RoCE partitions apart (review H2). At
+# creation the child is made, in datagram mode, with the reason as a
+# warning; cm.sh covers connected mode on the default partition.
+out=$(ip -n n1 link add link "$IB1" name c1m type ipoib pkey 0x8003 mode connected 2>&1) ||
+	fail "ip link add c1m: $out"
+log "ip link add c1m ... mode connected: $out"
+[[ $out == *"connected mode on RoCE is for the default partition only"* ]] ||
+	fail "no warning for connected mode on a RoCE child"
+expect_info n1 c1m "ipoib 0x8003 datagram 0000"
+[[ $(link_addr n1 c1m | cut -c1-2) == 00 ]] || fail "c1m's address has the C bit"
 check ip -n n1 link del c1m
 expect_error "umcast is 0 or 1" \
 	ip -n n1 link add link "$IB1" name bad type ipoib pkey 0x8003 umcast 2
@@ -98,10 +106,10 @@ expect_error "the parent is not an ipoib_ng interface" \
 	ip -n n1 link add link lo name bad type ipoib pkey 0x8003
 expect_error "the P_Key of an interface cannot change" \
 	ip -n n1 link set c1a type ipoib pkey 0x8005
-check ip -n n1 link set c1a type ipoib mode connected
-expect_info n1 c1a "ipoib 0x8001 connected 0000"
-check ip -n n1 link set c1a type ipoib mode datagram
+expect_error "connected mode on RoCE is for the default partition only" \
+	ip -n n1 link set c1a type ipoib mode connected
 expect_info n1 c1a "ipoib 0x8001 datagram 0000"
+check ip -n n1 link set c1a type ipoib mode datagram
 check_fails ip -n n1 link show dev bad
 
 # -------------------------------------------------------------------------
@@ -111,9 +119,9 @@ check sysfs_write n2 "/sys/class/net/$IB2/create_child" 0x8002
 expect_info n1 "$IB1.8002" "ipoib 0x8002 datagram 0000"
 expect_info n2 "$IB2.8002" "ipoib 0x8002 datagram 0000"
 [[ $(sysfs_read n1 "/sys/class/net/$IB1.8002/mode") == datagram ]] || fail "mode is not datagram"
-check sysfs_write n1 "/sys/class/net/$IB1.8002/mode" connected
-[[ $(sysfs_read n1 "/sys/class/net/$IB1.8002/mode") == connected ]] || fail "mode is not connected"
-expect_info n1 "$IB1.8002" "ipoib 0x8002 connected 0000"
+check_fails sysfs_write n1 "/sys/class/net/$IB1.8002/mode" connected
+[[ $(sysfs_read n1 "/sys/class/net/$IB1.8002/mode") == datagram ]] || fail "mode is not datagram"
+expect_info n1 "$IB1.8002" "ipoib 0x8002 datagram 0000"
 check_fails sysfs_write n1 "/sys/class/net/$IB1.8002/mode" bogus
 check sysfs_write n1 "/sys/class/net/$IB1.8002/mode" datagram
 check sysfs_write n1 "/sys/class/net/$IB1.8002/umcast" 1
@@ -185,6 +193,35 @@ grep -q "listening on $IB2.8002" /tmp/far.err || fail "tcpdump did not run on $I
 # The pairs still talk.
 check_ping n1 10.81.0.2
 check_ping n1 10.82.0.2
+
+# Review H2, reproduced at 7312acf: the default partition's interface in
+# connected mode reached a child of another partition over RC, which has
+# no Q_Key. Now the child takes no connected mode on RoCE (and a REQ not
+# of its P_Key would be refused, KUnit roce_cm_req_other_partition): the
+# REQ is rejected, the sender falls back to UD, whose Q_Key the child's
+# QP refuses. 3000-byte echo requests, as in the reproduction.
+kmsg "(c) connected mode does not cross partitions"
+check ip -n n1 link set dev "$IB1" type ipoib mode connected
+check ip -n n1 addr add 10.85.0.1/24 dev "$IB1"
+check ip -n n2 addr add 10.85.0.2/24 dev "$IB2.8002"
+check ip -n n1 neigh replace 10.85.0.2 lladdr "80${far:2}" dev "$IB1" nud permanent
+(ns_exec n2 timeout 20 tcpdump -n -p -l -i "$IB2.8002" icmp \
+	> /tmp/farc.txt 2> /tmp/farc.err || true) &
+tpid=$!
+sleep 3
+ping_fails_cleanly n1 10.85.0.2 -s 3000
+wait "$tpid" || true
+grep -q "listening on $IB2.8002" /tmp/farc.err || fail "tcpdump did not run on $IB2.8002"
+if grep -q 10.85.0.1 /tmp/farc.txt; then
+	cat /tmp/farc.txt
+	fail "connected mode carried frames from the default partition into 0x8002"
+fi
+[[ $(eth_stat n2 "$IB2.8002" cm_accepts) == 0 ]] || fail "$IB2.8002 accepted a connection"
+log "$IB1 cm_connects $(eth_stat n1 "$IB1" cm_connects) cm_failures $(eth_stat n1 "$IB1" cm_failures); $IB2.8002 cm_accepts 0"
+check ip -n n1 neigh del 10.85.0.2 dev "$IB1"
+check ip -n n1 addr del 10.85.0.1/24 dev "$IB1"
+check ip -n n1 link set dev "$IB1" type ipoib mode datagram
+check_ping n1 10.1.0.2
 
 # -------------------------------------------------------------------------
 kmsg "(d) namespaces: a child made into n3, moved back and forth"
