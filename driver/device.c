@@ -141,8 +141,11 @@ static int ipn_open(struct net_device *dev)
 	priv->next_deadline = IPC_NO_DEADLINE;
 	ib_req_notify_cq(priv->recv_cq, IB_CQ_NEXT_COMP);
 	ib_req_notify_cq(priv->send_cq, IB_CQ_NEXT_COMP);
-	/* Without it peers fall back to datagrams (their REQs are refused). */
-	if (ipn_cm_start(priv))
+	/*
+	 * Without it peers fall back to datagrams (their REQs are refused).
+	 * Without the P_Key, ipn_qp_repkey() starts it when the P_Key comes.
+	 */
+	if (priv->qp_rts && ipn_cm_start(priv))
 		netdev_warn(dev, "cannot start connected mode: peers reach us over UD only\n");
 	netif_start_queue(dev);
 

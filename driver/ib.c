@@ -270,16 +270,25 @@ void ipn_verbs_destroy(struct ipn_priv *priv)
 	kfree(priv->tx_ring);
 }
 
-/* INIT -> RTR -> RTS, then the receive ring. Control context. */
+/*
+ * INIT -> RTR -> RTS, then the receive ring. Control context.
+ *
+ * Without the interface's P_Key in the port's table the QP stays in INIT
+ * (review H5): it holds its receive buffers but receives nothing, and
+ * sends fail, until ipn_qp_repkey() finds the P_Key and cycles it. An
+ * RTS QP on another index would take another partition's datagrams.
+ */
 int ipn_qp_up(struct ipn_priv *priv)
 {
 	struct ib_qp_attr attr = {};
+	bool pkey_ok;
 	int ret;
 
-	ret = ib_find_pkey(priv->ca, priv->port, priv->wire_pkey,
-			   &priv->pkey_index);
-	if (ret)
+	pkey_ok = !ib_find_pkey(priv->ca, priv->port, priv->wire_pkey,
+				&priv->pkey_index);
+	if (!pkey_ok)
 		priv->pkey_index = 0;
+	priv->qp_rts = false;
 
 	attr.qp_state = IB_QPS_INIT;
 	attr.qkey = priv->qkey;
@@ -289,15 +298,18 @@ int ipn_qp_up(struct ipn_priv *priv)
 			   IB_QP_PORT | IB_QP_QKEY);
 	if (ret)
 		goto err;
-	attr.qp_state = IB_QPS_RTR;
-	ret = ib_modify_qp(priv->qp, &attr, IB_QP_STATE);
-	if (ret)
-		goto err;
-	attr.qp_state = IB_QPS_RTS;
-	attr.sq_psn = 0;
-	ret = ib_modify_qp(priv->qp, &attr, IB_QP_STATE | IB_QP_SQ_PSN);
-	if (ret)
-		goto err;
+	if (pkey_ok) {
+		attr.qp_state = IB_QPS_RTR;
+		ret = ib_modify_qp(priv->qp, &attr, IB_QP_STATE);
+		if (ret)
+			goto err;
+		attr.qp_state = IB_QPS_RTS;
+		attr.sq_psn = 0;
+		ret = ib_modify_qp(priv->qp, &attr, IB_QP_STATE | IB_QP_SQ_PSN);
+		if (ret)
+			goto err;
+		priv->qp_rts = true;
+	}
 
 	ret = ipn_rx_ring_init(priv);
 	if (ret) {
@@ -380,25 +392,34 @@ void ipn_tick_work(struct work_struct *work)
 }
 
 /*
- * The P_Key moved to another index of the port's table (or appeared after
- * the QP came up on index 0). A UD QP cannot change its P_Key index in RTS
- * (IBA 11.2.4.2, ib_modify_qp_is_ok), so the datapath is cycled: NAPI off,
- * QP to ERR and RESET, up again on the new index, rings re-posted. The QP,
- * and so the QPN in dev_addr, stays. Every group was left and every path
- * freed just before (a heavy flush). Same index: nothing to do, the
- * broadcast join that follows brings the link back (also after the P_Key
- * was deleted and re-added there).
+ * The P_Key moved to another index of the port's table, appeared, or is
+ * gone. A UD QP cannot change its P_Key index in RTS (IBA 11.2.4.2,
+ * ib_modify_qp_is_ok), so the datapath is cycled: connected mode stopped
+ * (its RC sends share the send ring, review H4), NAPI off, QP to ERR and
+ * RESET, up again on the new index (or held in INIT while the P_Key is
+ * absent, review H5), rings re-posted. The QP, and so the QPN in
+ * dev_addr, stays. Every group was left and every path freed just before
+ * (a heavy flush). Same index and in RTS: nothing to do, the broadcast
+ * join that follows brings the link back (also after the P_Key was
+ * deleted and re-added there). ctl_mutex held.
  */
 static void ipn_qp_repkey(struct ipn_priv *priv)
 {
+	bool found;
 	u16 index;
 
-	if (!priv->up ||
-	    ib_find_pkey(priv->ca, priv->port, priv->wire_pkey, &index) ||
-	    index == priv->pkey_index)
+	lockdep_assert_held(&priv->ctl_mutex);
+	found = !ib_find_pkey(priv->ca, priv->port, priv->wire_pkey, &index);
+	if (!priv->up || (found && priv->qp_rts && index == priv->pkey_index) ||
+	    (!found && !priv->qp_rts))
 		return;
-	netdev_info(priv->dev, "P_Key 0x%04x moved to index %u: restarting the QP\n",
-		    priv->wire_pkey, index);
+	if (found)
+		netdev_info(priv->dev, "P_Key 0x%04x at index %u: restarting the QP\n",
+			    priv->wire_pkey, index);
+	else
+		netdev_info(priv->dev, "P_Key 0x%04x gone from the port: the QP stops receiving\n",
+			    priv->wire_pkey);
+	ipn_cm_stop(priv);
 	netif_tx_disable(priv->dev);
 	napi_disable(&priv->rx_napi);
 	napi_disable(&priv->tx_napi);
@@ -412,6 +433,8 @@ static void ipn_qp_repkey(struct ipn_priv *priv)
 	napi_enable(&priv->tx_napi);
 	ib_req_notify_cq(priv->recv_cq, IB_CQ_NEXT_COMP);
 	ib_req_notify_cq(priv->send_cq, IB_CQ_NEXT_COMP);
+	if (priv->qp_rts && ipn_cm_start(priv))
+		netdev_warn(priv->dev, "cannot start connected mode: peers reach us over UD only\n");
 	netif_wake_queue(priv->dev);
 }
 

@@ -343,6 +343,7 @@ struct ipn_priv {
 	u16 pkey;			/* full-member bit set */
 	u16 wire_pkey;			/* in the port table: RoCE, 0xffff */
 	u16 pkey_index;
+	bool qp_rts;			/* UD QP in RTS: its P_Key is present */
 	u32 qkey;
 	const struct ipn_backend_ops *ops;
 	const struct ipn_sa_ops *sa;	/* InfiniBand backend: the SA */

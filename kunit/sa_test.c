@@ -666,11 +666,28 @@ static void kt_pkey_in_table(struct ipn_priv *priv, bool present)
 	rtnl_unlock();
 }
 
+/* The UD QP's state: only in RTR or RTS does it receive (IBA 10.3.1). */
+static int kt_qp_state(struct ipn_priv *priv)
+{
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr attr;
+	int ret;
+
+	rtnl_lock();
+	ret = ib_query_qp(priv->qp, &attr, IB_QP_STATE, &init);
+	rtnl_unlock();
+	return ret ? ret : attr.qp_state;
+}
+
 /*
  * A P_Key missing from the port table keeps the carrier off, with no join
  * asked; when it appears the interface comes up by itself. Deleted and
  * re-added at the same index (ib_ipoib's known bug: it only looks for a
- * changed index), the link goes down and comes back up.
+ * changed index), the link goes down and comes back up. Review H5: while
+ * the P_Key is absent the QP is not in RTR/RTS, so no datagram of the
+ * partition that holds the index (here the default one) reaches the
+ * stack; before the fix it was in RTS on index 0 from the open on, and
+ * left in RTS when the P_Key was deleted.
  */
 static void sa_pkey_appears(struct kunit *test)
 {
@@ -689,6 +706,7 @@ static void sa_pkey_appears(struct kunit *test)
 	kt_settle(priv);
 	KUNIT_EXPECT_FALSE(test, netif_carrier_ok(dev));
 	KUNIT_EXPECT_EQ(test, kt_sa.join_calls, calls);
+	KUNIT_EXPECT_EQ(test, kt_qp_state(priv), IB_QPS_INIT);
 
 	for (round = 0; round < 2; round++) {
 		/* The P_Key appears (again, at the same index 0). */
@@ -701,6 +719,7 @@ static void sa_pkey_appears(struct kunit *test)
 		KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000,
 						netif_carrier_ok(dev)));
 		KUNIT_EXPECT_EQ(test, priv->pkey_index, 0);
+		KUNIT_EXPECT_EQ(test, kt_qp_state(priv), IB_QPS_RTS);
 		if (round)
 			break;
 		/* Deleted: down, the membership left, no join asked. */
@@ -713,6 +732,7 @@ static void sa_pkey_appears(struct kunit *test)
 		kt_settle(priv);
 		/* No membership asked for: no group can join without it. */
 		KUNIT_EXPECT_EQ(test, kt_count_joins(NULL), 0);
+		KUNIT_EXPECT_EQ(test, kt_qp_state(priv), IB_QPS_INIT);
 	}
 }
 
