@@ -184,7 +184,12 @@ static int ipn_stop(struct net_device *dev)
 		mutex_unlock(&priv->ctl_mutex);
 		return 0;
 	}
-	netif_stop_queue(dev);
+	/*
+	 * Review M1: with the txq locks taken in turn, no ndo_start_xmit is
+	 * left between its check of priv->up and its post (ring resize and
+	 * mode switch call this without dev_deactivate()).
+	 */
+	netif_tx_disable(dev);
 	priv->announce_left = 0;
 	ipn_allmulti_stop(priv);	/* while the QP can still send */
 	spin_lock_bh(&priv->lock);

@@ -158,7 +158,8 @@ static int ipn_set_coalesce(struct net_device *dev,
 	mutex_lock(&priv->ctl_mutex);
 	memcpy(priv->coalesce_usecs, usecs, sizeof(usecs));
 	memcpy(priv->coalesce_frames, frames, sizeof(frames));
-	ret = ipn_cq_moderate(priv);
+	/* Kept for the CQs a later ring resize makes (review M6). */
+	ret = priv->qp ? ipn_cq_moderate(priv) : 0;
 	mutex_unlock(&priv->ctl_mutex);
 	if (ret)
 		NL_SET_ERR_MSG_MOD(extack, "the RDMA device refused the moderation");

@@ -240,7 +240,11 @@ err_pd:
 err:
 	kfree(priv->tx_ring);
 	priv->tx_ring = NULL;
+	/* Review M6: nothing may follow these after a failed resize. */
 	priv->qp = NULL;
+	priv->send_cq = NULL;
+	priv->recv_cq = NULL;
+	priv->pd = NULL;
 	return ret;
 }
 
@@ -265,9 +269,19 @@ void ipn_verbs_destroy(struct ipn_priv *priv)
 	ib_destroy_qp(priv->qp);
 	ib_destroy_cq(priv->send_cq);
 	ib_destroy_cq(priv->recv_cq);
+	/*
+	 * Review M2: a reap work already running has spliced the list away
+	 * and may still be destroying handles of this PD.
+	 */
+	flush_work(&priv->reap_work);
 	ipn_ah_reap(priv);
 	ib_dealloc_pd(priv->pd);
 	kfree(priv->tx_ring);
+	priv->tx_ring = NULL;
+	priv->qp = NULL;
+	priv->send_cq = NULL;
+	priv->recv_cq = NULL;
+	priv->pd = NULL;
 }
 
 /*

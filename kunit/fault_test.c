@@ -253,6 +253,70 @@ static void fault_control_path(struct kunit *test)
 	ib_device_put(ca);
 }
 
+static unsigned int kt_moderated;
+
+static int kt_modify_cq(struct ib_cq *cq, u16 count, u16 period)
+{
+	kt_moderated++;
+	return 0;
+}
+
+/*
+ * Review M6: a ring resize whose new rings and then old rings both fail
+ * leaves no QP; the CQ pointers went with it, so a later `ethtool -C`
+ * must not reach the freed CQs (before: rdma_set_cq_moderation() on
+ * them, a use-after-free under KASAN). The settings are kept; the
+ * interface is destroyed cleanly. rxe has no completion moderation: the
+ * case lends the device a modify_cq that counts its calls.
+ */
+static void fault_resize_fails_twice(struct kunit *test)
+{
+	struct ib_device *ca = ipn_kunit_get_ibdev(test);
+	struct kernel_ethtool_coalesce kec = {};
+	struct ethtool_coalesce ec = {
+		.rx_coalesce_usecs = 8, .rx_max_coalesced_frames = 4,
+		.tx_coalesce_usecs = 8, .tx_max_coalesced_frames = 4,
+	};
+	struct ipn_priv *priv;
+	unsigned int rx;
+	int ret;
+
+	priv = ipn_dev_create(ca, 1, IPC_PKEY_DEFAULT);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(priv), "create: %pe", priv);
+	KUNIT_ASSERT_NULL(test, ca->ops.modify_cq);
+	ca->ops.modify_cq = kt_modify_cq;
+	kt_moderated = 0;
+	rtnl_lock();
+	/* The CQs are moderated while they exist: both of them. */
+	ret = ipn_ethtool_ops.set_coalesce(priv->dev, &ec, &kec, NULL);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, kt_moderated, 2u);
+	rtnl_unlock();
+	rx = priv->rx_size;
+	kt_region(true);
+	rtnl_lock();
+	/* The resize's own site fails the new rings, fail-nth the old. */
+	ipn_kunit_fault_arm(1);
+	kt_arm(1);
+	ret = ipn_dev_resize_rings(priv, rx * 2, priv->tx_size, NULL);
+	kt_disarm();
+	ipn_kunit_fault_disarm();
+	KUNIT_EXPECT_LT(test, ret, 0);
+	KUNIT_EXPECT_NULL(test, priv->qp);
+	KUNIT_EXPECT_NULL(test, priv->send_cq);
+	KUNIT_EXPECT_NULL(test, priv->recv_cq);
+	KUNIT_EXPECT_EQ(test, priv->rx_size, rx);
+	kt_moderated = 0;
+	ret = ipn_ethtool_ops.set_coalesce(priv->dev, &ec, &kec, NULL);
+	rtnl_unlock();
+	kt_region(false);
+	ca->ops.modify_cq = NULL;
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, kt_moderated, 0u);
+	ipn_dev_destroy(priv);
+	ib_device_put(ca);
+}
+
 #else
 
 static void fault_dev_create(struct kunit *test)
@@ -275,6 +339,11 @@ static void fault_control_path(struct kunit *test)
 	KUNIT_FAIL(test, "the kernel has no CONFIG_FAULT_INJECTION");
 }
 
+static void fault_resize_fails_twice(struct kunit *test)
+{
+	KUNIT_FAIL(test, "the kernel has no CONFIG_FAULT_INJECTION");
+}
+
 #endif
 
 static struct kunit_case ipn_fault_cases[] = {
@@ -282,6 +351,7 @@ static struct kunit_case ipn_fault_cases[] = {
 	KUNIT_CASE(fault_child_create),
 	KUNIT_CASE(fault_dev_open),
 	KUNIT_CASE(fault_control_path),
+	KUNIT_CASE(fault_resize_fails_twice),
 	{}
 };
 
