@@ -249,10 +249,11 @@ static void ipn_cm_rx_comp(struct ib_cq *cq, void *ctx)
 static void ipn_cm_rx_qp_event(struct ib_event *event, void *ctx)
 {
 	struct ipn_cm_rx *rx = ctx;
+	struct ib_cm_id *id = READ_ONCE(rx->id);	/* review L1: once */
 
 	/* Data before the RTU: the QP is established (IBA 12.9.7.3). */
-	if (event->event == IB_EVENT_COMM_EST && READ_ONCE(rx->id))
-		ib_cm_notify(rx->id, event->event);
+	if (event->event == IB_EVENT_COMM_EST && id)
+		ib_cm_notify(id, event->event);
 }
 
 static void ipn_cm_rx_retire(struct ipn_priv *priv, struct ipn_cm_rx *rx)
@@ -409,10 +410,15 @@ static int ipn_cm_rx_handler(struct ib_cm_id *id,
 static void ipn_cm_rx_destroy(struct ipn_priv *priv, struct ipn_cm_rx *rx)
 {
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	struct ib_cm_id *id = rx->id;
 
-	ib_destroy_cm_id(rx->id);	/* waits for its handlers */
-	WRITE_ONCE(rx->id, NULL);
+	/*
+	 * Review L1: the QP first, so that no COMM_EST event comes for an
+	 * ID being destroyed; then the ID, which waits for its handlers.
+	 */
 	ib_modify_qp(rx->qp, &attr, IB_QP_STATE);
+	WRITE_ONCE(rx->id, NULL);
+	ib_destroy_cm_id(id);
 	spin_lock_bh(&priv->lock);
 	hash_del_rcu(&rx->qp_node);
 	list_del(&rx->list);
