@@ -28,7 +28,6 @@
 
 /* RC retries: a lost RoCE frame must not kill the connection. */
 #define IPN_CM_RETRY		7
-#define IPN_CM_RNR_RETRY	7	/* 7: the sender waits for buffers */
 #define IPN_CM_RESP_TIMEOUT	20	/* 4.096 us * 2^20: about 4 s */
 #define IPN_CM_MAX_CM_RETRIES	8
 
@@ -153,8 +152,10 @@ static void ipn_cm_rx_one(struct ipn_priv *priv, struct ib_wc *wc)
 	}
 	rcu_read_lock();
 	rx = ipn_cm_rx_find(priv, wc->qp);
-	if (rx)
+	if (rx) {
 		memcpy(peer, rx->peer, sizeof(peer));
+		WRITE_ONCE(rx->last_rx_ms, ipn_now_ms());
+	}
 	rcu_read_unlock();
 	if (unlikely(!rx || !len || len > priv->cm_pages * PAGE_SIZE)) {
 		ipn_inc(priv, rx_errors);
@@ -256,15 +257,36 @@ static void ipn_cm_rx_qp_event(struct ib_event *event, void *ctx)
 		ib_cm_notify(id, event->event);
 }
 
+/* To the dead list, for the control work to destroy. priv->lock held. */
+static void __ipn_cm_rx_retire(struct ipn_priv *priv, struct ipn_cm_rx *rx)
+{
+	lockdep_assert_held(&priv->lock);
+	if (rx->dead)
+		return;
+	rx->dead = true;
+	list_move_tail(&rx->list, &priv->cm_rx_dead);
+	priv->cm_rx_count--;
+}
+
 static void ipn_cm_rx_retire(struct ipn_priv *priv, struct ipn_cm_rx *rx)
 {
 	spin_lock_bh(&priv->lock);
-	if (!rx->dead) {
-		rx->dead = true;
-		list_move_tail(&rx->list, &priv->cm_rx_dead);
-	}
+	__ipn_cm_rx_retire(priv, rx);
 	spin_unlock_bh(&priv->lock);
 	ipn_ctl_kick(priv);
+}
+
+/* A connection to us from the same peer address, or NULL. priv->lock. */
+static struct ipn_cm_rx *ipn_cm_rx_of_peer(struct ipn_priv *priv,
+					   const u8 *peer)
+{
+	struct ipn_cm_rx *rx;
+
+	lockdep_assert_held(&priv->lock);
+	list_for_each_entry(rx, &priv->cm_rx, list)
+		if (!memcmp(rx->peer, peer, IPC_ADDR_LEN))
+			return rx;
+	return NULL;
 }
 
 /*
@@ -283,6 +305,9 @@ static int ipn_cm_qp_move(struct ib_cm_id *id, struct ib_qp *qp,
 		return ret;
 	if (rq_psn)
 		attr.rq_psn = *rq_psn;
+	/* The REP's RNR count is the peer's to choose: never infinite. */
+	if ((mask & IB_QP_RNR_RETRY) && attr.rnr_retry > IPN_CM_RNR_RETRY)
+		attr.rnr_retry = IPN_CM_RNR_RETRY;
 	return ib_modify_qp(qp, &attr, mask);
 }
 
@@ -294,8 +319,10 @@ IPN_TESTABLE int ipn_cm_req(struct ib_cm_id *id, const struct ib_cm_event *ev)
 	struct ib_cm_rep_param rep = {};
 	u8 data[IPC_CM_PRIV_LEN];
 	struct ipc_addr peer;
-	struct ipn_cm_rx *rx;
+	struct ipn_cm_rx *rx, *old;
 	u32 qpn, frame_max, psn;
+	u8 hw[IPC_ADDR_LEN];
+	bool full;
 	int ret;
 
 	/*
@@ -312,15 +339,30 @@ IPN_TESTABLE int ipn_cm_req(struct ib_cm_id *id, const struct ib_cm_event *ev)
 	if (ipc_cm_priv_parse(ev->private_data, IB_CM_REQ_PRIVATE_DATA_SIZE,
 			      &qpn, &frame_max))
 		return -EINVAL;	/* the CM rejects it and frees the ID */
-	rx = kzalloc(sizeof(*rx), GFP_KERNEL);
-	if (!rx)
-		return -ENOMEM;
-	rx->priv = priv;
 	peer.flags = IPC_ADDR_FLAG_CM;
 	peer.qpn = qpn;
 	memcpy(peer.gid, ev->param.req_rcvd.primary_path->dgid.raw,
 	       IPC_GID_LEN);
-	ipc_addr_encode(&peer, rx->peer);
+	ipc_addr_encode(&peer, hw);
+	/*
+	 * Review H3: a bounded table. A peer that connects again replaces
+	 * its old connection (below), so it is not refused at the cap.
+	 */
+	spin_lock_bh(&priv->lock);
+	full = priv->cm_rx_count >= READ_ONCE(ipn_cm_rx_max) &&
+	       !ipn_cm_rx_of_peer(priv, hw);
+	spin_unlock_bh(&priv->lock);
+	if (full) {
+		ipn_inc(priv, cm_rejects);
+		net_warn_ratelimited("%s: %u connections to it: REQ refused (cm_rx_max)\n",
+				     priv->dev->name, READ_ONCE(priv->cm_rx_count));
+		return -EBUSY;
+	}
+	rx = kzalloc(sizeof(*rx), GFP_KERNEL);
+	if (!rx)
+		return -ENOMEM;
+	rx->priv = priv;
+	memcpy(rx->peer, hw, sizeof(rx->peer));
 
 	qa.send_cq = priv->send_cq;
 	qa.recv_cq = priv->cm_rcq;
@@ -349,11 +391,20 @@ IPN_TESTABLE int ipn_cm_req(struct ib_cm_id *id, const struct ib_cm_event *ev)
 		ret = -ENETDOWN;
 		goto err_qp;
 	}
+	/* The same peer address again: its old connection is stale. */
+	old = ipn_cm_rx_of_peer(priv, rx->peer);
+	if (old)
+		__ipn_cm_rx_retire(priv, old);
 	rx->id = id;
+	rx->last_rx_ms = ipn_now_ms();
 	id->context = rx;
 	list_add_tail(&rx->list, &priv->cm_rx);
+	priv->cm_rx_count++;
+	ipn_tick_arm(priv, rx->last_rx_ms + priv->cm_cfg.idle_ms);
 	hash_add_rcu(priv->cm_rx_qps, &rx->qp_node, hash_ptr(rx->qp, 32));
 	spin_unlock_bh(&priv->lock);
+	if (old)
+		ipn_ctl_kick(priv);
 
 	ipc_cm_priv_build(priv->ifid.qpn, priv->cm_frame_max, data);
 	rep.qp_num = rx->qp->qp_num;
@@ -504,7 +555,11 @@ enum ipn_cm_route ipn_cm_xmit(struct ipn_priv *priv, struct sk_buff *skb,
 	if (r.actions & IPC_ACT_SEND) {
 		r.actions &= ~IPC_ACT_SEND;
 		ipn_cm_apply(priv, tx, &r, NULL);
-		atomic_inc(&tx->inflight);	/* the QP stays until it is sent */
+		/* The QP stays until it is sent; the stall clock starts. */
+		if (atomic_inc_return(&tx->inflight) == 1) {
+			WRITE_ONCE(tx->progress_ms, now);
+			ipn_tick_arm(priv, now + IPN_CM_STALL_MS);
+		}
 		*txp = tx;
 		return IPN_CM_RC;
 	}
@@ -836,17 +891,63 @@ void ipn_cm_run(struct ipn_priv *priv)
 	}
 }
 
+/*
+ * Review H4: sends in flight on tx's QP, none completed for
+ * IPN_CM_STALL_MS: the connection is broken (the control work moves the
+ * QP to ERR, which gives the ring its slots back). priv->lock held.
+ */
+static void ipn_cm_stall_check(struct ipn_priv *priv, struct ipn_cm_tx *tx,
+			       u64 now)
+{
+	u64 stall_at = READ_ONCE(tx->progress_ms) + IPN_CM_STALL_MS;
+
+	lockdep_assert_held(&priv->lock);
+	if (tx->dead || !tx->qp || !atomic_read(&tx->inflight))
+		return;
+	if (stall_at > now) {
+		ipn_tick_arm(priv, stall_at);
+		return;
+	}
+	net_warn_ratelimited("%s: connection to %pI6c: %d sends stuck for %u ms, back to datagrams\n",
+			     priv->dev->name, tx->addr + 4,
+			     atomic_read(&tx->inflight), IPN_CM_STALL_MS);
+	ipn_inc(priv, cm_stalls);
+	WRITE_ONCE(tx->progress_ms, now);	/* once per stall */
+	tx->broken_qp = tx->qp;
+	ipn_cm_queue_ops(priv, tx, IPN_OP_BROKEN);
+}
+
 /* The connections' deadlines. priv->lock held. */
 void ipn_cm_timers(struct ipn_priv *priv, u64 now)
 {
+	struct ipn_cm_rx *rx, *rtmp;
 	struct hlist_node *tmp;
 	struct ipn_cm_tx *tx;
 	struct ipc_result r;
+	u64 idle_end;
 	int b;
 
-	hash_for_each_safe(priv->cm_tx, b, tmp, tx, node) {
-		if (tx->st.deadline_ms > now)
+	/*
+	 * Review H3: a passive connection never sends, so it cannot see its
+	 * peer die; one that received nothing for the idle time goes (the
+	 * tick work kicks the control work, which destroys it).
+	 */
+	list_for_each_entry_safe(rx, rtmp, &priv->cm_rx, list) {
+		idle_end = READ_ONCE(rx->last_rx_ms) + priv->cm_cfg.idle_ms;
+		if (idle_end > now) {
+			ipn_tick_arm(priv, idle_end);
 			continue;
+		}
+		__ipn_cm_rx_retire(priv, rx);
+	}
+
+	hash_for_each_safe(priv->cm_tx, b, tmp, tx, node) {
+		ipn_cm_stall_check(priv, tx, now);
+		if (tx->st.deadline_ms > now) {
+			/* Review M4: the tick serves the earliest deadline. */
+			ipn_tick_arm(priv, tx->st.deadline_ms);
+			continue;
+		}
 		ipc_cm_timer(&tx->st, &priv->cm_cfg, now, &priv->rng, &r);
 		ipn_cm_apply(priv, tx, &r, NULL);
 	}
@@ -990,6 +1091,7 @@ void ipn_cm_stop(struct ipn_priv *priv)
 		ipn_cm_apply(priv, tx, &r, NULL);
 	}
 	list_splice_tail_init(&priv->cm_rx, &priv->cm_rx_dead);
+	priv->cm_rx_count = 0;
 	list_for_each_entry(rx, &priv->cm_rx_dead, list)
 		rx->dead = true;
 	spin_unlock_bh(&priv->lock);

@@ -24,7 +24,7 @@ static const struct {
 	IPN_COUNTER(cm_connects), IPN_COUNTER(cm_failures),
 	IPN_COUNTER(cm_accepts), IPN_COUNTER(cm_tx_packets),
 	IPN_COUNTER(cm_rx_packets), IPN_COUNTER(path_stale_answers),
-	IPN_COUNTER(cm_rejects),
+	IPN_COUNTER(cm_rejects), IPN_COUNTER(cm_stalls),
 #undef IPN_COUNTER
 };
 

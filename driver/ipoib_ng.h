@@ -64,6 +64,7 @@ extern int ipn_sendq_size;
 extern unsigned int ipn_rejoin_spread_ms;
 extern bool ipn_create_broadcast;
 extern unsigned int ipn_sendonly_idle_ms;
+extern unsigned int ipn_cm_rx_max;
 
 /* sendonly_idle_ms as the multicast machine takes it: at least 1 s. */
 static inline u32 ipn_sendonly_idle(void)
@@ -84,6 +85,7 @@ struct ipn_stats {
 	u64 cm_connects, cm_failures, cm_accepts;	/* connected mode */
 	u64 cm_tx_packets, cm_rx_packets;
 	u64 cm_rejects;		/* REQs refused: partition, cap */
+	u64 cm_stalls;		/* connections broken: no send completed */
 	struct u64_stats_sync syncp;	/* last: only u64 counters before it */
 };
 
@@ -275,6 +277,22 @@ enum {
 	IPN_CM_HASH_BITS = 8,
 };
 
+/*
+ * RNR retries: 7 would mean for ever, and one peer that never posts
+ * buffers would then hold a send slot for good (review H4). 6 retries
+ * ride out a briefly empty SRQ; the peer's REP is clamped to the same.
+ */
+#define IPN_CM_RNR_RETRY	6
+/*
+ * Review H4: every connection's sends share the one send ring, whose tail
+ * moves in order. A connection with sends in flight and none completed
+ * for this long (a dead peer, one that never posts buffers) is broken:
+ * its QP goes to ERR, which flushes its sends, and the peer is reached
+ * over UD. Well below the 10 s TX watchdog, which would restart the
+ * whole interface.
+ */
+#define IPN_CM_STALL_MS		4000
+
 /* A connection we made, to the peer address addr; priv->lock. */
 struct ipn_cm_tx {
 	struct hlist_node node;		/* priv->cm_tx */
@@ -288,6 +306,7 @@ struct ipn_cm_tx {
 	struct ib_cm_id *id;		/* control work and CM handlers */
 	struct ib_qp *qp;
 	atomic_t inflight;		/* sends taken or posted, not completed */
+	u64 progress_ms;		/* a completion, or the first send */
 	int conn_status;		/* the REQ's answer, for IPN_OP_DONE */
 	u32 conn_frame_max;
 	struct ib_qp *broken_qp;	/* the QP that failed (IPN_OP_BROKEN) */
@@ -301,6 +320,7 @@ struct ipn_cm_rx {
 	struct ib_cm_id *id;
 	struct ib_qp *qp;
 	u8 peer[IPC_ADDR_LEN];		/* CM flag, its UD QPN, its GID */
+	u64 last_rx_ms;			/* the idle reaper's clock */
 	bool dead;
 	struct rcu_head rcu;
 };
@@ -438,6 +458,7 @@ struct ipn_priv {
 	DECLARE_HASHTABLE(cm_tx, IPN_CM_HASH_BITS);
 	DECLARE_HASHTABLE(cm_rx_qps, IPN_CM_HASH_BITS);
 	struct list_head cm_rx;
+	unsigned int cm_rx_count;	/* on cm_rx; at most ipn_cm_rx_max */
 	struct list_head cm_rx_dead;
 	struct list_head cm_work;
 	wait_queue_head_t cm_wait;	/* a connection's sends completed */

@@ -19,6 +19,11 @@ module_param_named(sendonly_idle_ms, ipn_sendonly_idle_ms, uint, 0644);
 MODULE_PARM_DESC(sendonly_idle_ms,
 		 "A send-only membership (RFC 4391 s10) is left after this many ms without a packet (default 60000, at least 1000)");
 
+unsigned int ipn_cm_rx_max = 512;
+module_param_named(cm_rx_max, ipn_cm_rx_max, uint, 0644);
+MODULE_PARM_DESC(cm_rx_max,
+		 "Connected mode: connections peers may hold to one interface; REQs beyond are rejected and counted in cm_rejects (default 512)");
+
 bool ipn_create_broadcast;
 module_param_named(create_broadcast, ipn_create_broadcast, bool, 0644);
 MODULE_PARM_DESC(create_broadcast,

@@ -339,8 +339,11 @@ static void ipn_tx_one(struct ipn_priv *priv, struct ib_wc *wc, int budget)
 	slot->ah = NULL;
 	slot->cm = NULL;
 	/* Last: the connection may go once its sends are all back. */
-	if (cm && atomic_dec_and_test(&cm->inflight))
-		wake_up(&priv->cm_wait);
+	if (cm) {
+		WRITE_ONCE(cm->progress_ms, ipn_now_ms());	/* review H4 */
+		if (atomic_dec_and_test(&cm->inflight))
+			wake_up(&priv->cm_wait);
+	}
 	/* The tail moves over every slot whose send completed. */
 	head = smp_load_acquire(&priv->tx_head);
 	tail = priv->tx_tail;

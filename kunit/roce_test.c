@@ -268,6 +268,23 @@ static void roce_cm_req_other_partition(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, list_empty(&child->cm_rx));
 }
 
+/*
+ * Review H3: connections peers hold to an interface are bounded
+ * (cm_rx_max); a REQ beyond is refused before any QP is made, and
+ * counted.
+ */
+static void roce_cm_req_cap(struct kunit *test)
+{
+	struct kt_roce *c = test->priv;
+	unsigned int max = ipn_cm_rx_max;
+
+	ipn_cm_rx_max = 0;
+	KUNIT_EXPECT_EQ(test, kt_cm_req(c->priv, IPC_PKEY_DEFAULT), -EBUSY);
+	ipn_cm_rx_max = max;
+	KUNIT_EXPECT_EQ(test, ipn_stat(c->priv, cm_rejects), 1u);
+	KUNIT_EXPECT_TRUE(test, list_empty(&c->priv->cm_rx));
+}
+
 /* dev_set_mac_address() as `ip link set IF address` calls it. */
 static int kt_set_addr(struct ipn_priv *priv, const u8 *hw)
 {
@@ -342,6 +359,7 @@ static void roce_set_address(struct kunit *test)
 static struct kunit_case ipn_roce_cases[] = {
 	KUNIT_CASE(roce_child_partition),
 	KUNIT_CASE(roce_cm_req_other_partition),
+	KUNIT_CASE(roce_cm_req_cap),
 	KUNIT_CASE(roce_path_link_local),
 	KUNIT_CASE(roce_path_routed_ipv6),
 	KUNIT_CASE(roce_path_routed_ipv4),

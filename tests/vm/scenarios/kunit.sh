@@ -19,7 +19,7 @@
 # shellcheck source=SCRIPTDIR/../lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-SUITES=(ipoib_ng_core ipoib_ng_shim ipoib_ng_sa ipoib_ng_roce ipoib_ng_fault)
+SUITES=(ipoib_ng_core ipoib_ng_shim ipoib_ng_sa ipoib_ng_roce ipoib_ng_fault ipoib_ng_cm)
 KUNIT_KO=${VM_KUNIT_MODULE:-${VM_MODULE%/*}/ipoib_ng_kunit.ko}
 
 [[ -f $KUNIT_KO ]] || fail "$KUNIT_KO: no such file (build it against a CONFIG_KUNIT kernel: make module-debug)"
