@@ -8,8 +8,8 @@
 #       n2: the interface vanishes, n1's side stays up and its pings fail
 #       cleanly; rdma link add rxe1 again: the driver (an ib_client) gives
 #       the new device an interface, which works once configured
-#   (c) ib_ipoib and ipoib_ng exclude each other (the "ipoib" link kind):
-#       insmod ipoib_ng fails while ib_ipoib is loaded, and the reverse
+#   (c) ib_ipoib and ipoib_ng exclude each other: exclusion.sh (it needs
+#       a kernel with ib_ipoib, which the debug test kernel is not)
 #   (d) the interfaces outlive what should not delete them: `ip link delete`
 #       of a port interface, and deleting the namespace holding one (a
 #       fresh n3: see there), which must hand it back to the initial
@@ -167,38 +167,6 @@ log "n1: $(ip -n n1 neigh show 10.1.0.2 dev "$IB1")"
 check ip -n n1 -6 neigh flush dev "$IB1"
 ping_all
 check_dmesg_clean "(b)"
-
-# ---------------------------------------------------------------------------
-kmsg "(c) ib_ipoib and $IPOIB_NAME exclude each other"
-if ! modinfo ib_ipoib > /dev/null 2>&1; then
-	log "(c) skipped: no ib_ipoib in /lib/modules/$(uname -r)"
-else
-	unload_ipoib
-	if_gone n1 "$IB1" || fail "$IB1 still in n1 after rmmod"
-	check modprobe ib_ipoib
-	log "interfaces with ib_ipoib loaded (it skips RoCE ports):"
-	ip -br link
-	n=$(dmesg | wc -l)
-	check_fails insmod "$VM_MODULE"
-	[[ ! -d /sys/module/$IPOIB_NAME ]] || fail "$IPOIB_NAME is loaded despite ib_ipoib"
-	msg=$(dmesg | tail -n +$((n + 1)) | grep "$IPOIB_NAME" || true)
-	echo "$msg"
-	grep -q 'link kind is taken' <<< "$msg" ||
-		fail "no 'link kind is taken' message from $IPOIB_NAME in dmesg"
-	check rmmod ib_ipoib
-	load_ipoib
-	reattach
-	ping_all
-	log "the reverse: ib_ipoib must not load while $IPOIB_NAME is"
-	# Its init fails with -EEXIST, which modprobe takes for "already
-	# loaded" and exits 0: look at /sys/module, not at the exit code.
-	log "\$ modprobe ib_ipoib"
-	modprobe ib_ipoib || log "modprobe ib_ipoib exited $?"
-	[[ ! -d /sys/module/ib_ipoib ]] || fail "ib_ipoib is loaded despite $IPOIB_NAME"
-	check_fails insmod "$(modinfo -n ib_ipoib)"
-	check_ping n1 10.1.0.2
-	check_dmesg_clean "(c)"
-fi
 
 # ---------------------------------------------------------------------------
 kmsg "(d) ip link delete $IB1, ip netns del n3 with $IB2 inside"
