@@ -884,6 +884,7 @@ static int ipn_priv_init(struct ipn_priv *priv, struct ib_device *ca,
 	INIT_LIST_HEAD(&priv->children);
 	spin_lock_init(&priv->lock);
 	spin_lock_init(&priv->reap_lock);
+	mutex_init(&priv->reap_mutex);
 	mutex_init(&priv->ctl_mutex);
 	init_waitqueue_head(&priv->sa_wait);
 	hash_init(priv->paths);

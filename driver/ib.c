@@ -139,12 +139,20 @@ void ipn_ah_put(struct ipn_ah *ah)
 		kref_put(&ah->ref, ipn_ah_release);
 }
 
+/*
+ * Destroy the handles released so far. reap_mutex makes a reap whole:
+ * one that returns has waited for any other in progress (the reap work
+ * may have spliced the list away and still be destroying handles of a
+ * PD about to go, review M2). It is taken under ctl_mutex, never the
+ * other way round: the work does not wait for the control work.
+ */
 void ipn_ah_reap(struct ipn_priv *priv)
 {
 	struct ipn_ah *ah, *tmp;
 	unsigned long flags;
 	LIST_HEAD(dead);
 
+	mutex_lock(&priv->reap_mutex);
 	spin_lock_irqsave(&priv->reap_lock, flags);
 	list_splice_init(&priv->ah_reap, &dead);
 	spin_unlock_irqrestore(&priv->reap_lock, flags);
@@ -153,6 +161,7 @@ void ipn_ah_reap(struct ipn_priv *priv)
 		rdma_destroy_ah(ah->ah, RDMA_DESTROY_AH_SLEEPABLE);
 		kfree(ah);
 	}
+	mutex_unlock(&priv->reap_mutex);
 }
 
 void ipn_ah_reap_work(struct work_struct *work)
@@ -270,10 +279,12 @@ void ipn_verbs_destroy(struct ipn_priv *priv)
 	ib_destroy_cq(priv->send_cq);
 	ib_destroy_cq(priv->recv_cq);
 	/*
-	 * Review M2: a reap work already running has spliced the list away
-	 * and may still be destroying handles of this PD.
+	 * Review M2: a reap work already running may have spliced the list
+	 * away and still be destroying handles of this PD: ipn_ah_reap()
+	 * waits for it. Not flush_work(): the reap work can be queued on the
+	 * ordered workqueue behind a control work that waits for ctl_mutex,
+	 * which a ring resize holds here.
 	 */
-	flush_work(&priv->reap_work);
 	ipn_ah_reap(priv);
 	ib_dealloc_pd(priv->pd);
 	kfree(priv->tx_ring);

@@ -436,6 +436,7 @@ struct ipn_priv {
 
 	spinlock_t reap_lock;		/* ah_reap, any context (irqsave) */
 	struct list_head ah_reap;
+	struct mutex reap_mutex;	/* a reap, from splice to the last destroy */
 
 	struct net_device *roce_ndev;	/* RoCE: the Ethernet netdev (held) */
 	struct ib_sa_mcmember_rec bcast_rec;	/* IB: the broadcast group's */
