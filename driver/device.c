@@ -644,6 +644,19 @@ static bool ipn_sysfs_capable(struct device *d)
 	return ns_capable(dev_net(to_net_dev(d))->user_ns, CAP_NET_ADMIN);
 }
 
+/*
+ * Review L4: a P_Key child puts the host into a partition, which the
+ * fabric's administrator gives, not a container's: making one (sysfs or
+ * netlink) needs CAP_NET_ADMIN in the initial user namespace. The root
+ * of a user namespace may still be given a child, and run it: mode,
+ * umcast, rings, addresses, deleting it (the kernel's rules for an
+ * interface of its own network namespace).
+ */
+bool ipn_may_choose_pkey(void)
+{
+	return capable(CAP_NET_ADMIN);
+}
+
 static ssize_t mode_show(struct device *d, struct device_attribute *attr,
 			 char *buf)
 {
@@ -733,6 +746,8 @@ static ssize_t create_child_store(struct device *d,
 	u16 pkey;
 	int ret;
 
+	if (!ipn_may_choose_pkey())
+		return -EPERM;
 	ret = ipn_sysfs_child_begin(d, buf, &pkey);
 	if (ret)
 		return ret;
@@ -756,7 +771,11 @@ out:
 }
 static DEVICE_ATTR_WO(create_child);
 
-/* Deletes a child made through create_child with this P_Key. */
+/*
+ * Deletes a child made through create_child with this P_Key, if the
+ * writer may administer the namespace the child is in now, which need
+ * not be the parent's.
+ */
 static ssize_t delete_child_store(struct device *d,
 				  struct device_attribute *attr,
 				  const char *buf, size_t count)
@@ -771,6 +790,10 @@ static ssize_t delete_child_store(struct device *d,
 	ret = -ENODEV;
 	list_for_each_entry(priv, &ppriv->children, list) {
 		if (priv->sysfs_child && priv->pkey == ipc_pkey_full(pkey)) {
+			ret = -EPERM;
+			if (!ns_capable(dev_net(priv->dev)->user_ns,
+					CAP_NET_ADMIN))
+				break;
 			unregister_netdevice(priv->dev);
 			ret = 0;
 			break;
@@ -781,7 +804,15 @@ static ssize_t delete_child_store(struct device *d,
 }
 static DEVICE_ATTR_WO(delete_child);
 
-static struct attribute *ipn_attrs[] = {
+/*
+ * A net_device has one driver group (sysfs_groups[0]); only port
+ * interfaces have children (as in ib_ipoib), so there are two groups.
+ * Not one group that hides two files with .is_visible: moving an
+ * interface into a netns of another user namespace changes the owner of
+ * every file of its groups, and in 6.1 a hidden one makes that fail
+ * with a WARN in __dev_change_net_namespace() (found by privilege.sh).
+ */
+static struct attribute *ipn_port_attrs[] = {
 	&dev_attr_ibdev.attr,
 	&dev_attr_ibport.attr,
 	&dev_attr_pkey.attr,
@@ -792,22 +823,22 @@ static struct attribute *ipn_attrs[] = {
 	NULL,
 };
 
-/* Only port interfaces have children (as in ib_ipoib). */
-static umode_t ipn_attr_visible(struct kobject *kobj, struct attribute *attr,
-				int n)
-{
-	struct ipn_priv *priv = netdev_priv(to_net_dev(kobj_to_dev(kobj)));
+/* The same but create_child and delete_child, the last two. */
+static struct attribute *ipn_child_attrs[] = {
+	&dev_attr_ibdev.attr,
+	&dev_attr_ibport.attr,
+	&dev_attr_pkey.attr,
+	&dev_attr_mode.attr,
+	&dev_attr_umcast.attr,
+	NULL,
+};
 
-	if (priv->parent && (attr == &dev_attr_create_child.attr ||
-			     attr == &dev_attr_delete_child.attr))
-		return 0;
-	return attr->mode;
-}
+static const struct attribute_group ipn_port_attr_group = {
+	.attrs = ipn_port_attrs,
+};
 
-/* The one driver group a net_device has (sysfs_groups[0]). */
-static const struct attribute_group ipn_attr_group = {
-	.attrs = ipn_attrs,
-	.is_visible = ipn_attr_visible,
+static const struct attribute_group ipn_child_attr_group = {
+	.attrs = ipn_child_attrs,
 };
 
 /* ------------------------------------------------------------------ */
@@ -941,7 +972,8 @@ static int ipn_priv_init(struct ipn_priv *priv, struct ib_device *ca,
 	dev->dev_port = port - 1;
 	if (ca->dev.parent)
 		SET_NETDEV_DEV(dev, ca->dev.parent);
-	dev->sysfs_groups[0] = &ipn_attr_group;
+	dev->sysfs_groups[0] = priv->parent ? &ipn_child_attr_group :
+					      &ipn_port_attr_group;
 	dev->rtnl_link_ops = &ipn_link_ops;
 	return 0;
 

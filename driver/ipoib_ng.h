@@ -512,6 +512,7 @@ int ipn_child_create(struct ipn_priv *parent, struct net_device *dev,
 		     u16 pkey, bool sysfs);
 void ipn_dev_unregister_queue(struct ipn_priv *priv, struct list_head *kill);
 void ipn_dev_destroy(struct ipn_priv *priv);
+bool ipn_may_choose_pkey(void);
 int ipn_dev_resize_rings(struct ipn_priv *priv, unsigned int rx,
 			 unsigned int tx, struct netlink_ext_ack *extack);
 bool ipn_is_ipn_dev(const struct net_device *dev);

@@ -111,6 +111,11 @@ static int ipn_nl_newlink(struct net *src_net, struct net_device *dev,
 				    "the parent is a P_Key child itself; children are made on the port's interface");
 		return -EINVAL;
 	}
+	if (!ipn_may_choose_pkey()) {
+		NL_SET_ERR_MSG(extack,
+			       "a P_Key child needs CAP_NET_ADMIN in the initial user namespace: partitions are the fabric's");
+		return -EPERM;
+	}
 	pkey = ppriv->pkey;
 	if (data && data[IFLA_IPOIB_PKEY])
 		pkey = ipc_pkey_full(nla_get_u16(data[IFLA_IPOIB_PKEY]));

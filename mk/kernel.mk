@@ -73,10 +73,11 @@ module-debug: test-kernel
 # The scenarios of vm-check but ping, whose kernel paths the others and the
 # KUnit suite ipoib_ng_roce (routed GIDs, rdma_resolve_ip) already run on
 # this kernel (under TCG the debug kernel runs about 6x slower than
-# Debian's), and exclusion, which needs ib_ipoib (not in this kernel). A list given on the command line (VM_SCENARIOS=ping) is run as
+# Debian's), exclusion, which needs ib_ipoib, and privilege, which needs
+# user namespaces (neither is in this kernel). A list given on the command line (VM_SCENARIOS=ping) is run as
 # given. They share one VM (run.sh --one-vm: one boot, one final kmemleak
 # scan, the VM reset between scenarios), results in build/vm-debug/.
-VM_SCENARIOS_DEBUG ?= $(if $(filter command line,$(origin VM_SCENARIOS)),$(VM_SCENARIOS),$(filter-out ping exclusion,$(VM_SCENARIOS)))
+VM_SCENARIOS_DEBUG ?= $(if $(filter command line,$(origin VM_SCENARIOS)),$(VM_SCENARIOS),$(filter-out ping exclusion privilege,$(VM_SCENARIOS)))
 VM_DEBUG_TIMEOUT ?= 600
 VM_RUN_DEBUG = $(CURDIR)/tests/vm/run.sh \
 	--kernel '$(TEST_KERNEL_IMAGE)' --modules '$(TEST_KERNEL_MODULES)' \
