@@ -63,10 +63,10 @@ check: setup
 # On Debian's kernel, what users run: the first milestone (ping), the
 # datapath and the scenarios whose timing matters at full speed (multicast
 # delivery, bonding failover, and gidchurn, whose GID changes come faster
-# there), exclusion, which needs the ib_ipoib that only Debian's kernel has,
-# and privilege, which needs its user namespaces. The debug kernel (check-debug) runs every other
+# there, as hostile's frames), exclusion, which needs the ib_ipoib that only
+# Debian's kernel has, and privilege, which needs its user namespaces. The debug kernel (check-debug) runs every other
 # scenario. make vm-check runs them all on Debian's kernel too.
-CHECK_VM_SCENARIOS ?= ping datapath mcast bond exclusion gidchurn privilege
+CHECK_VM_SCENARIOS ?= ping datapath mcast bond exclusion gidchurn privilege hostile
 .PHONY: check-vm
 check-vm: module
 	$(MAKE) vm-check VM_SCENARIOS="$(CHECK_VM_SCENARIOS)"

@@ -12,7 +12,7 @@
 # VM_KERNEL    bzImage to boot (default: the newest /boot/vmlinuz-6.1.*)
 # VM_MODULES   its modules tree, when not /lib/modules/<its version> (a debug kernel)
 # VM_SCENARIOS names in tests/vm/scenarios/ (default: ping datapath teardown mcast pkey bond cm
-#              gidchurn exclusion privilege)
+#              gidchurn exclusion privilege hostile)
 # VM_TIMEOUT   seconds each scenario may take inside the VM
 # VM_FLAGS     more tests/vm/run.sh options (--verbose, --append kmemleak=on, ...)
 #
@@ -20,7 +20,8 @@
 
 VM_KERNEL ?=
 VM_MODULES ?=
-VM_SCENARIOS ?= ping datapath teardown mcast pkey bond cm gidchurn exclusion privilege
+VM_SCENARIOS ?= ping datapath teardown mcast pkey bond cm gidchurn exclusion privilege \
+	hostile
 VM_TIMEOUT ?= 300
 VM_FLAGS ?=
 

@@ -10,7 +10,7 @@ PKGS=(
 	# metapackages follow the 6.12.x point releases.
 	linux-headers-6.12-amd64 linux-headers-6.12-rt-amd64
 	qemu-system-x86 busybox-static
-	rdma-core ibverbs-utils ibverbs-providers infiniband-diags perftest
+	rdma-core ibverbs-utils ibverbs-providers libibverbs-dev infiniband-diags perftest
 	iproute2 iputils-ping iputils-arping ethtool tcpdump iperf3 procps
 	dkms sparse clang clang-format libclang-rt-14-dev
 	cmake libgtest-dev libgmock-dev libbenchmark-dev lcov
