@@ -277,9 +277,9 @@ static void fault_resize_fails_twice(struct kunit *test)
 		.rx_coalesce_usecs = 8, .rx_max_coalesced_frames = 4,
 		.tx_coalesce_usecs = 8, .tx_max_coalesced_frames = 4,
 	};
+	unsigned int rx, n, left = 0;
 	struct ipn_priv *priv;
-	unsigned int rx;
-	int ret;
+	int ret, set = -1;
 
 	priv = ipn_dev_create(ca, 1, IPC_PKEY_DEFAULT);
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(priv), "create: %pe", priv);
@@ -295,24 +295,39 @@ static void fault_resize_fails_twice(struct kunit *test)
 	rx = priv->rx_size;
 	kt_region(true);
 	rtnl_lock();
-	/* The resize's own site fails the new rings, fail-nth the old. */
-	ipn_kunit_fault_arm(1);
-	kt_arm(1);
-	ret = ipn_dev_resize_rings(priv, rx * 2, priv->tx_size, NULL);
-	kt_disarm();
-	ipn_kunit_fault_disarm();
+	/*
+	 * The resize's own fault site fails the new rings; fail-nth then
+	 * fails the n-th allocation after it, n = 1, 2, ... until one of
+	 * them makes the old rings fail too (earlier ones may be absorbed,
+	 * or land where a failure is not fatal).
+	 */
+	for (n = 1; n < KT_FAULT_MAX; n++) {
+		ipn_kunit_fault_arm(1);
+		kt_arm(n);
+		ret = ipn_dev_resize_rings(priv, rx * 2, priv->tx_size, NULL);
+		left = kt_disarm();
+		ipn_kunit_fault_disarm();
+		if (ret >= 0 || !priv->qp || left)
+			break;
+	}
+	/* Asserts only with rtnl dropped and the device's ops restored. */
+	kt_moderated = 0;
+	if (!priv->qp)
+		set = ipn_ethtool_ops.set_coalesce(priv->dev, &ec, &kec, NULL);
+	rtnl_unlock();
+	kt_region(false);
+	ca->ops.modify_cq = NULL;
 	KUNIT_EXPECT_LT(test, ret, 0);
+	KUNIT_EXPECT_EQ_MSG(test, left, 0u,
+			    "no allocation of the old rings' remaking failed (%u tried)",
+			    n);
 	KUNIT_EXPECT_NULL(test, priv->qp);
 	KUNIT_EXPECT_NULL(test, priv->send_cq);
 	KUNIT_EXPECT_NULL(test, priv->recv_cq);
 	KUNIT_EXPECT_EQ(test, priv->rx_size, rx);
-	kt_moderated = 0;
-	ret = ipn_ethtool_ops.set_coalesce(priv->dev, &ec, &kec, NULL);
-	rtnl_unlock();
-	kt_region(false);
-	ca->ops.modify_cq = NULL;
-	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, set, 0);
 	KUNIT_EXPECT_EQ(test, kt_moderated, 0u);
+	kunit_info(test, "the old rings failed at allocation %u\n", n);
 	ipn_dev_destroy(priv);
 	ib_device_put(ca);
 }
