@@ -25,6 +25,7 @@ help:
 	@echo "make kunit          the KUnit suites in a VM on the test kernel"
 	@echo "make vm-check-debug the VM scenarios on the test kernel, in one VM"
 	@echo "make check-debug    kunit + vm-check-debug in one VM (what make check runs)"
+	@echo "make check-debug-all kunit + every scenario on the debug kernel (~40 min)"
 	@echo "make demo           IPoIB over soft-RoCE in a VM, narrated"
 	@echo "make quick          core-test + module-check (fast iteration)"
 	@echo "make check          every test (what CI runs)"
@@ -61,12 +62,15 @@ check: setup
 	@echo "check: all passed"
 
 # On Debian's kernel, what users run: the first milestone (ping), the
-# datapath and the scenarios whose timing matters at full speed (multicast
-# delivery, bonding failover, and gidchurn, whose GID changes come faster
-# there, as hostile's frames), exclusion, which needs the ib_ipoib that only
-# Debian's kernel has, and privilege, which needs its user namespaces. The debug kernel (check-debug) runs every other
-# scenario. make vm-check runs them all on Debian's kernel too.
-CHECK_VM_SCENARIOS ?= ping datapath mcast bond exclusion gidchurn privilege hostile
+# datapath, the scenarios whose timing matters at full speed (multicast
+# delivery, bonding failover, gidchurn's GID changes, hostile's frames),
+# pkey, exclusion, which needs the ib_ipoib that only Debian's kernel has,
+# and privilege, which needs its user namespaces. The debug kernel
+# (check-debug, mk/kernel.mk) runs the KUnit suites and datapath, teardown
+# and cm; check-debug-all runs every scenario there. make vm-check runs
+# them all on Debian's kernel.
+CHECK_VM_SCENARIOS ?= ping datapath mcast bond pkey exclusion gidchurn privilege \
+	hostile
 .PHONY: check-vm
 check-vm: module
 	$(MAKE) vm-check VM_SCENARIOS="$(CHECK_VM_SCENARIOS)"
