@@ -591,6 +591,8 @@ void ipn_path_apply(struct ipn_priv *priv, struct ipn_path *path,
 		    const struct ipc_result *r, struct sk_buff *skb);
 void ipn_path_run(struct ipn_priv *priv);
 void ipn_path_queue_ops(struct ipn_priv *priv, struct ipn_path *path, u32 ops);
+void __ipn_path_query_async_done(struct ipn_priv *priv,
+				 struct ipn_path *path, int status);
 void ipn_path_query_async_done(struct ipn_priv *priv, struct ipn_path *path,
 			       int status);
 void ipn_path_query_complete(struct ipn_priv *priv, struct ipn_path *path,

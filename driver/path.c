@@ -99,15 +99,22 @@ void ipn_path_apply(struct ipn_priv *priv, struct ipn_path *path,
  * it to the core unless a cancel or a newer query came in between.
  * Any context but hard IRQ.
  */
+void __ipn_path_query_async_done(struct ipn_priv *priv,
+				 struct ipn_path *path, int status)
+{
+	lockdep_assert_held(&priv->lock);
+	if (path->dead)
+		return;
+	path->query_status = status;
+	path->done_gen = path->query_gen;
+	ipn_path_queue_ops(priv, path, IPN_OP_DONE);
+}
+
 void ipn_path_query_async_done(struct ipn_priv *priv, struct ipn_path *path,
 			       int status)
 {
 	spin_lock_bh(&priv->lock);
-	if (!path->dead) {
-		path->query_status = status;
-		path->done_gen = path->query_gen;
-		ipn_path_queue_ops(priv, path, IPN_OP_DONE);
-	}
+	__ipn_path_query_async_done(priv, path, status);
 	spin_unlock_bh(&priv->lock);
 }
 

@@ -95,10 +95,8 @@ static void ipn_ib_path_done(int status, struct sa_path_rec *resp,
 		path->rec = *resp;	/* connected mode's REQ (cm.c) */
 		path->rec_valid = true;
 	}
-	spin_unlock_bh(&priv->lock);
 	if (status != -EINTR)
-		ipn_path_query_async_done(priv, path, status);
-	spin_lock_bh(&priv->lock);
+		__ipn_path_query_async_done(priv, path, status);
 	path->sa_busy = false;
 	spin_unlock_bh(&priv->lock);
 	wake_up_all(&priv->sa_wait);	/* priv outlives every path */
