@@ -19,6 +19,12 @@ export VM_SCENARIO VM_SCRIPT VM_OUT VM_REPO VM_MODULE VM_TIMEOUT
 
 say() { echo "| guest: $*"; }
 
+# --module installed: the module the VM's kernel finds itself, which DKMS
+# or the .deb put under /lib/modules/$(uname -r)/updates/dkms.
+if [[ $VM_MODULE == installed ]]; then
+	VM_MODULE=$(modinfo -n ipoib_ng 2> /dev/null)
+	say "installed module for $(uname -r): ${VM_MODULE:-none}"
+fi
 if [[ -n $VM_MODULE ]]; then
 	say "module $VM_MODULE: version $(modinfo -F version "$VM_MODULE" 2>&1)," \
 		"vermagic $(modinfo -F vermagic "$VM_MODULE" 2>&1)"

@@ -8,7 +8,9 @@
 #   --kernel PATH   bzImage to boot (default: newest /boot/vmlinuz-6.1.*)
 #   --modules DIR   its modules tree, the folder holding modules.dep
 #                   (default: /lib/modules/<version of the kernel>)
-#   --module PATH   ipoib_ng.ko to test, seen at the same path in the VM
+#   --module PATH   ipoib_ng.ko to test, seen at the same path in the VM;
+#                   "installed": the one installed for the VM's kernel
+#                   (modinfo -n ipoib_ng there: DKMS, the .deb)
 #   --timeout SEC   budget of each scenario inside the VM (default 300)
 #   --out DIR       results go to DIR/<scenario>/ (default build/vm)
 #   --mem SIZE      VM memory (default 2G)
@@ -123,8 +125,10 @@ if [[ -z $KERNEL ]]; then
 	KERNEL=$(find /boot -maxdepth 1 -name 'vmlinuz-6.1.*' 2> /dev/null | sort -V | tail -n1)
 	[[ -n $KERNEL ]] || die "no /boot/vmlinuz-6.1.* (apt-get install linux-image-amd64) and no --kernel"
 fi
-[[ -z $MODULE ]] || MODULE=$(host_path "$MODULE")
-[[ -z $MODULE || -f $MODULE ]] || die "--module $MODULE is not a file"
+if [[ -n $MODULE && $MODULE != installed ]]; then
+	MODULE=$(host_path "$MODULE")
+	[[ -f $MODULE ]] || die "--module $MODULE is not a file"
+fi
 REPO=$(host_path "$REPO")
 mkdir -p "$OUTBASE" || die "cannot create $OUTBASE"
 OUTBASE=$(readlink -f "$OUTBASE")
