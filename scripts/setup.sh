@@ -9,10 +9,11 @@ PKGS=(
 	# Debian 12's second kernel line (and its PREEMPT_RT flavour): the
 	# metapackages follow the 6.12.x point releases.
 	linux-headers-6.12-amd64 linux-headers-6.12-rt-amd64
+	linux-image-6.12-amd64 linux-image-6.12-rt-amd64
 	qemu-system-x86 busybox-static
 	rdma-core ibverbs-utils ibverbs-providers libibverbs-dev infiniband-diags perftest
 	iproute2 iputils-ping iputils-arping ethtool tcpdump iperf3 procps
-	dkms sparse clang clang-format libclang-rt-14-dev
+	dkms dh-dkms debhelper dpkg-dev sparse clang clang-format libclang-rt-14-dev
 	cmake libgtest-dev libgmock-dev libbenchmark-dev lcov
 )
 
