@@ -103,6 +103,7 @@ enum ipc_reason {
 	IPC_R_WRONG_LINK,	/* MGID of another P_Key/scope/signature */
 	IPC_R_TOO_BIG,		/* larger than the link MTU */
 	IPC_R_LINK_DOWN,	/* carrier is off */
+	IPC_R_PATH_TABLE_FULL,	/* new destination, path table at its cap */
 	IPC_R_COUNT
 };
 
@@ -423,8 +424,12 @@ struct ipc_path_cfg {
 	ipc_u32 revalidate_ms;	/* s9.4: VALID -> revalidate after this */
 	ipc_u32 idle_ms;	/* unused this long: FREE */
 	struct ipc_backoff_cfg backoff;
+	ipc_u32 evict_idle_ms;	/* unused this long: may go (table full) */
 };
-/* Defaults (queue 16, 3 attempts, 4 s timeout, 60 s revalidate, ...). */
+/*
+ * Defaults (queue 16, 3 attempts, 4 s timeout, 60 s revalidate, 300 s
+ * idle, evictable after 10 s unused, ...).
+ */
 void ipc_path_cfg_default(struct ipc_path_cfg *c);
 
 struct ipc_path {
@@ -458,6 +463,18 @@ void ipc_path_flush(struct ipc_path *p, const struct ipc_path_cfg *c,
  * needed.
  */
 void ipc_path_destroy(struct ipc_path *p, struct ipc_result *r);
+/*
+ * The shim's path table is full (it bounds it: review M3). Returns 1 if p
+ * may be given up to make room, with ipc_path_destroy(), 0 if not. A path
+ * holding packets never is (they wait for it), nor a RESOLVING one (its
+ * query is out, for a destination just asked for). UNKNOWN and FAILED
+ * paths are (no handle, no query: at most a hold-down is forgotten), as
+ * are VALID and STALE ones unused for c->evict_idle_ms (a handle nobody
+ * sends with; the next packet asks again). A state out of range is too.
+ * Reads p only.
+ */
+int ipc_path_evictable(const struct ipc_path *p, const struct ipc_path_cfg *c,
+		       ipc_u64 now);
 const char *ipc_path_state_name(int state);
 
 /* ------------------------------------------------------------------ */

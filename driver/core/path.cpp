@@ -29,6 +29,9 @@
  *   FAILED    --retry deadline--> RESOLVING    (attempts < max, queue kept)
  *   FAILED    --hold-down over--> UNKNOWN      (attempts spent, queue purged)
  *   any       --idle_ms unused, nothing queued--> FREE
+ *
+ * Eviction: a shim whose table is full may destroy a path that
+ * ipc_path_evictable() names; the machine does not move, the shim asks.
  */
 #include "core.hpp"
 
@@ -284,11 +287,45 @@ void path_on_destroy(PathCall &k, ipc_path_state s)
 	path_free(k);
 }
 
+/*
+ * Room in a full table. Nothing queued, then: UNKNOWN and FAILED have no
+ * handle and no query (FAILED loses at most its hold-down, which only
+ * spares the SA); VALID and STALE only once unused for evict_idle_ms (a
+ * STALE path's revalidation is cancelled by the destroy). RESOLVING never:
+ * a packet asked for it moments ago and its query is out. Corrupt state:
+ * yes, as every other entry frees it.
+ */
+bool path_evictable(const struct ipc_path *p, const struct ipc_path_cfg *c,
+		    u64 now)
+{
+	if (p->queued)
+		return false;
+	switch (static_cast<ipc_path_state>(p->state)) {
+	case IPC_PATH_RESOLVING:
+		return false;
+	case IPC_PATH_UNKNOWN:
+	case IPC_PATH_FAILED:
+		return true;
+	case IPC_PATH_VALID:
+	case IPC_PATH_STALE:
+		return now >= after(p->last_used_ms, c->evict_idle_ms);
+	default:
+		return true;
+	}
+}
+
 } // namespace
 } // namespace ipc
 
 using namespace ipc;
 
+/*
+ * evict_idle_ms: 10 s. Every packet a path carries touches it; 10 s is
+ * well beyond the stack's ARP/ND retransmission interval (1 s) and a
+ * query's timeout (4 s), so a live conversation keeps its path, and giving
+ * up an idle one costs one query when it resumes. Far below idle_ms
+ * (300 s): under a flood, idle paths make room long before they expire.
+ */
 extern "C" void ipc_path_cfg_default(struct ipc_path_cfg *c)
 {
 	c->queue_max = 16;
@@ -298,6 +335,7 @@ extern "C" void ipc_path_cfg_default(struct ipc_path_cfg *c)
 	c->idle_ms = 300000;
 	c->backoff.base_ms = 1000;
 	c->backoff.cap_ms = 16000;
+	c->evict_idle_ms = 10000;
 }
 
 extern "C" void ipc_path_init(struct ipc_path *p)
@@ -345,6 +383,12 @@ extern "C" void ipc_path_destroy(struct ipc_path *p, struct ipc_result *r)
 	PathCall k(p, nullptr, 0, nullptr, r);
 
 	path_on_destroy(k, k.state<ipc_path_state>());
+}
+
+extern "C" int ipc_path_evictable(const struct ipc_path *p,
+				  const struct ipc_path_cfg *c, ipc_u64 now)
+{
+	return path_evictable(p, c, now) ? 1 : 0;
 }
 
 extern "C" const char *ipc_path_state_name(int state)

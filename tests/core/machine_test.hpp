@@ -68,6 +68,10 @@ struct PathT {
 		ipc_path_destroy(&p, &r);
 		return r;
 	}
+	int evictable(uint64_t now) const
+	{
+		return ipc_path_evictable(&p, &c, now);
+	}
 	int state() const
 	{
 		return p.state;

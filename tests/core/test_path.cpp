@@ -3,7 +3,8 @@
  * The path machine (path.cpp): every (state, event) pair. States: UNKNOWN,
  * RESOLVING, VALID, STALE, FAILED (retrying: attempts left; exhausted:
  * hold-down). Events: tx, query_done(0), query_done(err), timer before and
- * at the deadline, flush, destroy.
+ * at the deadline, flush, destroy. Then ipc_path_evictable() in every
+ * state, at its idle boundary.
  */
 #include "machine_test.hpp"
 
@@ -57,6 +58,9 @@ TEST(path, defaults_match_header)
 	EXPECT_EQ(t.c.query_timeout_ms, 4000u);
 	EXPECT_EQ(t.c.revalidate_ms, 60000u);
 	EXPECT_GE(t.c.idle_ms, t.c.revalidate_ms);
+	EXPECT_EQ(t.c.evict_idle_ms, 10000u);
+	EXPECT_LT(t.c.evict_idle_ms, t.c.idle_ms);
+	EXPECT_GT(t.c.evict_idle_ms, t.c.query_timeout_ms);
 	EXPECT_EQ(t.state(), IPC_PATH_UNKNOWN);
 	EXPECT_EQ(t.p.deadline_ms, IPC_NO_DEADLINE);
 }
@@ -560,6 +564,177 @@ TEST(path, result_is_cleared_every_call)
 	EXPECT_EQ(t.r.actions, 0u);
 	EXPECT_EQ(t.r.reason, 0);
 	EXPECT_EQ(t.r.join_type, 0);
+}
+
+/* ---- eviction: may a full table give the path up? ------------------- */
+
+/*
+ * What the shim does with an evictable path: ipc_path_destroy(). Nothing
+ * is queued, so nothing is purged; FREE always.
+ */
+void expect_evict_frees(Path &t, uint32_t also)
+{
+	auto &r = t.destroy();
+	EXPECT_ACTS(r, also | IPC_ACT_FREE);
+	EXPECT_EQ(t.state(), IPC_PATH_UNKNOWN);
+}
+
+TEST(path_evict, unknown_fresh)
+{
+	Path t;
+	EXPECT_EQ(t.evictable(0), 1);
+	EXPECT_EQ(t.evictable(T0), 1);
+	expect_evict_frees(t, 0);
+}
+
+TEST(path_evict, unknown_after_hold_down_at_once)
+{
+	Path t;
+	t.failed_exhausted();
+	t.timer(t.p.deadline_ms);
+	ASSERT_EQ(t.state(), IPC_PATH_UNKNOWN);
+	/* Used moments ago, but UNKNOWN holds nothing worth keeping. */
+	EXPECT_EQ(t.evictable(t.p.last_used_ms), 1);
+	expect_evict_frees(t, 0);
+}
+
+TEST(path_evict, resolving_never)
+{
+	Path t;
+	t.resolving();
+	EXPECT_EQ(t.evictable(T0), 0);
+	EXPECT_EQ(t.evictable(T0 + t.c.evict_idle_ms), 0);
+	EXPECT_EQ(t.evictable(IPC_NO_DEADLINE - 1), 0);
+}
+
+/* A retry of a failed revalidation: RESOLVING with nothing queued. */
+TEST(path_evict, resolving_never_even_with_empty_queue)
+{
+	Path t;
+	t.stale();
+	t.done(T0 + 60100, -IPC_EHOSTUNREACH);
+	t.timer(t.p.deadline_ms);
+	ASSERT_EQ(t.state(), IPC_PATH_RESOLVING);
+	ASSERT_EQ(t.p.queued, 0);
+	EXPECT_EQ(t.evictable(T0 + 60100 + 10 * t.c.evict_idle_ms), 0);
+}
+
+TEST(path_evict, valid_idle_boundary)
+{
+	Path t;
+	t.valid(); /* last used at T0 */
+	uint64_t e = t.c.evict_idle_ms;
+	EXPECT_EQ(t.evictable(T0), 0);
+	EXPECT_EQ(t.evictable(T0 + e - 1), 0);
+	EXPECT_EQ(t.evictable(T0 + e), 1);
+	/* A packet makes it live again; the boundary moves with it. */
+	t.tx(T0 + 5000);
+	EXPECT_EQ(t.evictable(T0 + e), 0);
+	EXPECT_EQ(t.evictable(T0 + 5000 + e - 1), 0);
+	EXPECT_EQ(t.evictable(T0 + 5000 + e), 1);
+	expect_evict_frees(t, IPC_ACT_RELEASE_AH);
+}
+
+TEST(path_evict, stale_idle_boundary)
+{
+	Path t;
+	t.stale();
+	uint64_t e = t.c.evict_idle_ms;
+	t.tx(T0 + 70000); /* the old handle serves while revalidating */
+	EXPECT_EQ(t.evictable(T0 + 70000 + e - 1), 0);
+	EXPECT_EQ(t.evictable(T0 + 70000 + e), 1);
+	/* Its revalidation is cancelled, its handle released. */
+	expect_evict_frees(t, IPC_ACT_CANCEL_QUERY | IPC_ACT_RELEASE_AH);
+}
+
+TEST(path_evict, stale_unused_since_valid)
+{
+	Path t;
+	t.stale(); /* revalidate_ms after its last use */
+	EXPECT_EQ(t.evictable(T0 + 10 + t.c.revalidate_ms), 1);
+}
+
+TEST(path_evict, failed_retrying_with_queue_never)
+{
+	Path t;
+	t.failed_retrying();
+	ASSERT_EQ(t.p.queued, 1);
+	EXPECT_EQ(t.evictable(T0 + 20), 0);
+	EXPECT_EQ(t.evictable(IPC_NO_DEADLINE - 1), 0);
+}
+
+/* A failed revalidation keeps no queue: FAILED, retrying, empty. */
+TEST(path_evict, failed_retrying_empty)
+{
+	Path t;
+	t.stale();
+	t.done(T0 + 60100, -IPC_EHOSTUNREACH);
+	ASSERT_EQ(t.state(), IPC_PATH_FAILED);
+	ASSERT_EQ(t.p.queued, 0);
+	EXPECT_EQ(t.evictable(T0 + 60100), 1);
+	expect_evict_frees(t, 0);
+}
+
+TEST(path_evict, failed_exhausted_at_once)
+{
+	Path t;
+	t.failed_exhausted();
+	ASSERT_EQ(t.p.queued, 0);
+	/* In hold-down, used at T0: failed, so no idle time is asked. */
+	EXPECT_EQ(t.evictable(T0 + 10), 1);
+	expect_evict_frees(t, 0);
+}
+
+/* Whatever the state, a path holding packets stays. */
+TEST(path_evict, queued_never)
+{
+	for (int s = 0; s <= IPC_PATH_STATE_COUNT; s++) {
+		Path t;
+		t.p.state = static_cast<uint8_t>(s);
+		t.p.queued = 1;
+		EXPECT_EQ(t.evictable(IPC_NO_DEADLINE - 1), 0) << s;
+		t.p.queued = 0;
+		EXPECT_EQ(t.evictable(IPC_NO_DEADLINE - 1),
+			  s == IPC_PATH_RESOLVING ? 0 : 1)
+			<< s;
+	}
+}
+
+TEST(path_evict, zero_idle_means_any_unused_path)
+{
+	Path t;
+	t.c.evict_idle_ms = 0;
+	t.valid();
+	t.tx(T0 + 50);
+	EXPECT_EQ(t.evictable(T0 + 50), 1);
+}
+
+/* last_used_ms + evict_idle_ms past 2^64 must not wrap to "long ago". */
+TEST(path_evict, idle_boundary_saturates)
+{
+	Path t;
+	t.valid();
+	t.p.last_used_ms = IPC_NO_DEADLINE - 10;
+	EXPECT_EQ(t.evictable(IPC_NO_DEADLINE - 5), 0);
+	EXPECT_EQ(t.evictable(IPC_NO_DEADLINE - 1), 1);
+}
+
+TEST(path_evict, corrupt_state_may_go)
+{
+	Path t;
+	t.p.state = IPC_PATH_STATE_COUNT;
+	EXPECT_EQ(t.evictable(T0), 1);
+	expect_evict_frees(t, 0);
+}
+
+/* A question, not an event: nothing of the path changes. */
+TEST(path_evict, reads_only)
+{
+	Path t;
+	t.stale();
+	struct ipc_path before = t.p;
+	EXPECT_EQ(t.evictable(T0 + 10 + t.c.revalidate_ms), 1);
+	EXPECT_EQ(memcmp(&before, &t.p, sizeof(before)), 0);
 }
 
 } // namespace
