@@ -941,6 +941,7 @@ static int ipn_priv_init(struct ipn_priv *priv, struct ib_device *ca,
 	priv->next_deadline = IPC_NO_DEADLINE;
 	priv->rx_size = ipn_recvq_size;
 	priv->tx_size = ipn_sendq_size;
+	priv->paths_max = ipn_paths_max;
 
 	ret = -ENOMEM;
 	priv->stats = netdev_alloc_pcpu_stats(struct ipn_stats);

@@ -25,6 +25,7 @@ static const struct {
 	IPN_COUNTER(cm_accepts), IPN_COUNTER(cm_tx_packets),
 	IPN_COUNTER(cm_rx_packets), IPN_COUNTER(path_stale_answers),
 	IPN_COUNTER(cm_rejects), IPN_COUNTER(cm_stalls),
+	IPN_COUNTER(path_evictions),
 #undef IPN_COUNTER
 };
 

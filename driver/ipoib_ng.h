@@ -53,10 +53,29 @@ enum {
 	IPN_MAX_IB_MTU = 4096,
 	IPN_RX_BUF = IB_GRH_BYTES + IPN_MAX_IB_MTU,
 	IPN_MAX_TX_SGE = 1 + MAX_SKB_FRAGS,
-	IPN_PATH_HASH_BITS = 8,
+	/*
+	 * 4096 buckets (32 KB of struct ipn_priv, which alloc_netdev()
+	 * takes with kvzalloc): chains of 4 at the default paths_max.
+	 */
+	IPN_PATH_HASH_BITS = 12,
 	IPN_WC_BATCH = 16,
 	IPN_RING_MIN = 16,		/* ring sizes: powers of two in */
 	IPN_RING_MAX = 8192,		/* [IPN_RING_MIN, IPN_RING_MAX] */
+};
+
+/*
+ * The path table (review M3): at most paths_max entries per interface, a
+ * module parameter in [IPN_PATHS_MIN, IPN_PATHS_MAX]. At the cap, making
+ * room looks at no more than IPN_PATH_EVICT_SCAN paths in no more than
+ * IPN_PATH_EVICT_BUCKETS buckets: the work under priv->lock in xmit stays
+ * bounded however large the table.
+ */
+enum {
+	IPN_PATHS_DEFAULT = 16384,
+	IPN_PATHS_MIN = 16,
+	IPN_PATHS_MAX = 262144,
+	IPN_PATH_EVICT_SCAN = 32,
+	IPN_PATH_EVICT_BUCKETS = 256,
 };
 
 extern int ipn_recvq_size;
@@ -65,6 +84,7 @@ extern unsigned int ipn_rejoin_spread_ms;
 extern bool ipn_create_broadcast;
 extern unsigned int ipn_sendonly_idle_ms;
 extern unsigned int ipn_cm_rx_max;
+extern unsigned int ipn_paths_max;
 
 /* sendonly_idle_ms as the multicast machine takes it: at least 1 s. */
 static inline u32 ipn_sendonly_idle(void)
@@ -86,6 +106,7 @@ struct ipn_stats {
 	u64 cm_tx_packets, cm_rx_packets;
 	u64 cm_rejects;		/* REQs refused: partition, cap */
 	u64 cm_stalls;		/* connections broken: no send completed */
+	u64 path_evictions;	/* paths given up: the table was full */
 	struct u64_stats_sync syncp;	/* last: only u64 counters before it */
 };
 
@@ -408,6 +429,10 @@ struct ipn_priv {
 	/* priv->lock: paths, mcasts, core state objects, the rng. */
 	spinlock_t lock;
 	DECLARE_HASHTABLE(paths, IPN_PATH_HASH_BITS);
+	unsigned int path_count;	/* allocated, dead ones too */
+	unsigned int paths_max;		/* ipn_paths_max when created */
+	u32 path_evict_bkt;		/* the next eviction scan's start */
+	bool paths_full_told;		/* the log said the table filled */
 	struct list_head mcasts;
 	struct ipn_mcast *bcast;
 	struct list_head path_work;
@@ -585,7 +610,7 @@ void ipn_queue_apply(struct ipn_priv *priv, struct sk_buff_head *queue,
 		     const struct ipc_result *r, struct sk_buff *skb, int dflt);
 
 /* path.c */
-struct ipn_path *ipn_path_get(struct ipn_priv *priv, const u8 *gid);
+struct ipn_path *ipn_path_get(struct ipn_priv *priv, const u8 *gid, u64 now);
 struct ipn_path *ipn_path_find(struct ipn_priv *priv, const u8 *gid);
 void ipn_path_apply(struct ipn_priv *priv, struct ipn_path *path,
 		    const struct ipc_result *r, struct sk_buff *skb);

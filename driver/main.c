@@ -50,6 +50,36 @@ static const struct kernel_param_ops ipn_qsize_ops = {
 	.get = param_get_int,
 };
 
+unsigned int ipn_paths_max = IPN_PATHS_DEFAULT;
+
+static int ipn_param_set_paths_max(const char *val,
+				   const struct kernel_param *kp)
+{
+	unsigned int n;
+	int ret;
+
+	ret = kstrtouint(val, 0, &n);
+	if (ret)
+		return ret;
+	if (n < IPN_PATHS_MIN || n > IPN_PATHS_MAX) {
+		pr_warn(IPN_DRV_NAME ": %s must be in %d..%d\n", kp->name,
+			IPN_PATHS_MIN, IPN_PATHS_MAX);
+		return -EINVAL;
+	}
+	*(unsigned int *)kp->arg = n;
+	return 0;
+}
+
+static const struct kernel_param_ops ipn_paths_max_ops = {
+	.set = ipn_param_set_paths_max,
+	.get = param_get_uint,
+};
+
+/* Review M3: read when an interface is made (priv->paths_max). */
+module_param_cb(paths_max, &ipn_paths_max_ops, &ipn_paths_max, 0444);
+MODULE_PARM_DESC(paths_max,
+		 "Destinations (paths) one interface keeps at most, 16..262144 (default 16384); at the cap, a packet to a new one is dropped (drop_path_table_full) and an idle or failed path gives way (path_evictions)");
+
 module_param_cb(recv_queue_size, &ipn_qsize_ops, &ipn_recvq_size, 0444);
 MODULE_PARM_DESC(recv_queue_size,
 		 "Receive ring entries per interface (power of two, 16..8192, default 512)");

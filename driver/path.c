@@ -3,7 +3,8 @@
  * path.c - the path table: one entry per destination GID, holding the
  * core's path machine, the address handle and the packets waiting for
  * it. Entries are found under priv->lock from xmit; the control work
- * runs their queries and frees them.
+ * runs their queries and frees them. At most priv->paths_max of them exist,
+ * counting those waiting to be freed (review M3).
  */
 #include <linux/slab.h>
 #include "ipoib_ng.h"
@@ -25,23 +26,86 @@ struct ipn_path *ipn_path_find(struct ipn_priv *priv, const u8 *gid)
 	return NULL;
 }
 
-/* Find or create the path to gid. priv->lock held; NULL on ENOMEM. */
-struct ipn_path *ipn_path_get(struct ipn_priv *priv, const u8 *gid)
+/*
+ * Tear path down now, whatever its state: the core says what to cancel,
+ * release and purge; FREE takes it off the hash at once and the control
+ * work frees it. priv->lock held.
+ */
+static void ipn_path_teardown(struct ipn_priv *priv, struct ipn_path *path)
+{
+	struct ipc_result r;
+
+	ipc_path_destroy(&path->st, &r);
+	/* Whatever the core says, a destroyed path is gone. */
+	r.actions |= IPC_ACT_FREE;
+	r.deadline_ms = IPC_NO_DEADLINE;
+	ipn_path_apply(priv, path, &r, NULL);
+}
+
+/*
+ * The table is full: give up one path the core lets go (ipc_path_evictable),
+ * looking at no more than IPN_PATH_EVICT_SCAN paths in IPN_PATH_EVICT_BUCKETS
+ * buckets from a cursor that moves on, so that the work is bounded and each
+ * call looks further. The count falls when the control work frees it.
+ * priv->lock held.
+ */
+static void ipn_path_evict(struct ipn_priv *priv, u64 now)
+{
+	u32 bkt = priv->path_evict_bkt & (HASH_SIZE(priv->paths) - 1);
+	unsigned int left = IPN_PATH_EVICT_SCAN, n;
+	struct ipn_path *path, *victim = NULL;
+
+	for (n = 0; n < IPN_PATH_EVICT_BUCKETS && left && !victim; n++) {
+		hlist_for_each_entry(path, &priv->paths[bkt], node) {
+			if (ipc_path_evictable(&path->st, &priv->path_cfg,
+					       now)) {
+				victim = path;
+				break;
+			}
+			if (!--left)
+				break;
+		}
+		bkt = (bkt + 1) & (HASH_SIZE(priv->paths) - 1);
+	}
+	priv->path_evict_bkt = bkt;
+	if (victim) {
+		ipn_path_teardown(priv, victim);
+		ipn_inc(priv, path_evictions);
+	}
+}
+
+/*
+ * Find or create the path to gid. priv->lock held. ERR_PTR(-ENOMEM), or
+ * ERR_PTR(-ENOSPC) when the table holds paths_max paths (review M3): then
+ * one the core lets go, if any, is torn down, and the caller drops the
+ * packet; the stack's ARP/ND retransmission finds room once it is freed.
+ */
+struct ipn_path *ipn_path_get(struct ipn_priv *priv, const u8 *gid, u64 now)
 {
 	u32 key = ipn_path_key(priv, gid);
 	struct ipn_path *path = ipn_path_find(priv, gid);
 
 	if (path)
 		return path;
+	if (priv->path_count >= priv->paths_max) {
+		if (!priv->paths_full_told) {
+			priv->paths_full_told = true;
+			netdev_warn(priv->dev, "%u paths, the most it keeps (paths_max): packets to new destinations are dropped until idle or failed ones make room (drop_path_table_full)\n",
+				    priv->path_count);
+		}
+		ipn_path_evict(priv, now);
+		return ERR_PTR(-ENOSPC);
+	}
 	path = ipn_fault() ? NULL : kzalloc(sizeof(*path), GFP_ATOMIC);
 	if (!path)
-		return NULL;
+		return ERR_PTR(-ENOMEM);
 	path->priv = priv;
 	memcpy(path->gid, gid, IPC_GID_LEN);
 	ipc_path_init(&path->st);
 	skb_queue_head_init(&path->queue);
 	INIT_LIST_HEAD(&path->work);
 	hash_add(priv->paths, &path->node, key);
+	priv->path_count++;
 	return path;
 }
 
@@ -226,6 +290,8 @@ void ipn_path_run(struct ipn_priv *priv)
 			kfree(path);
 		}
 		spin_lock_bh(&priv->lock);
+		if (ops & IPN_OP_FREE)
+			priv->path_count--;
 	}
 	spin_unlock_bh(&priv->lock);
 }
@@ -269,19 +335,13 @@ void ipn_path_flush_all(struct ipn_priv *priv)
 /* Interface down or gone: every path is torn down now. Control context. */
 void ipn_path_destroy_all(struct ipn_priv *priv)
 {
-	struct ipc_result r;
 	struct hlist_node *tmp;
 	struct ipn_path *path;
 	int bkt;
 
 	spin_lock_bh(&priv->lock);
-	hash_for_each_safe(priv->paths, bkt, tmp, path, node) {
-		ipc_path_destroy(&path->st, &r);
-		/* Whatever the core says, a destroyed path is gone. */
-		r.actions |= IPC_ACT_FREE;
-		r.deadline_ms = IPC_NO_DEADLINE;
-		ipn_path_apply(priv, path, &r, NULL);
-	}
+	hash_for_each_safe(priv->paths, bkt, tmp, path, node)
+		ipn_path_teardown(priv, path);
 	spin_unlock_bh(&priv->lock);
 	ipn_path_run(priv);
 }

@@ -235,10 +235,13 @@ netdev_tx_t ipn_start_xmit(struct sk_buff *skb, struct net_device *dev)
 		return NETDEV_TX_OK;
 	}
 	if (v.kind == IPC_TX_UNICAST) {
-		struct ipn_path *path = ipn_path_get(priv, v.gid);
+		struct ipn_path *path = ipn_path_get(priv, v.gid, now);
 
-		if (!path)
+		if (IS_ERR(path)) {
+			reason = PTR_ERR(path) == -ENOSPC ?
+				 IPC_R_PATH_TABLE_FULL : IPC_R_NO_ROUTE;
 			goto drop_locked;
+		}
 		ipc_path_tx(&path->st, &priv->path_cfg, now, &r);
 		if (r.actions & IPC_ACT_SEND)
 			ah = ipn_tx_take_ah(&r, path->ah);
@@ -269,7 +272,7 @@ netdev_tx_t ipn_start_xmit(struct sk_buff *skb, struct net_device *dev)
 
 drop_locked:
 	spin_unlock(&priv->lock);
-	ipn_drop(priv, skb, IPC_R_NO_ROUTE, true);
+	ipn_drop(priv, skb, reason, true);
 	return NETDEV_TX_OK;
 }
 

@@ -1009,6 +1009,203 @@ static void sa_path_idle_freed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kt_answer_path(kt_peer_gid, 0), 0);
 }
 
+/* Path-table cases: destination i is fe80::2:0:0:1:i, QPN 0x100 + i. */
+static void kt_dest(u8 *gid, u8 *hw, int i)
+{
+	struct ipc_addr a = { .qpn = 0x100 + i };
+
+	memcpy(gid, kt_peer_gid, 16);
+	gid[14] = 0x01;
+	gid[15] = i;
+	memcpy(a.gid, gid, 16);
+	ipc_addr_encode(&a, hw);
+}
+
+static unsigned int kt_path_count(struct ipn_priv *priv)
+{
+	unsigned int n;
+
+	spin_lock_bh(&priv->lock);
+	n = priv->path_count;
+	spin_unlock_bh(&priv->lock);
+	return n;
+}
+
+/* How many of the n destinations have a path in state. */
+static int kt_paths_in(struct ipn_priv *priv, u8 (*gid)[16], int n, int state)
+{
+	int i, k = 0;
+
+	for (i = 0; i < n; i++)
+		k += kt_path_state(priv, gid[i]) == state;
+	return k;
+}
+
+#define KT_PATHS 4
+/* Packets it may take an eviction scan, bounded, to go round the table. */
+#define KT_EVICT_TRIES ((1 << IPN_PATH_HASH_BITS) / IPN_PATH_EVICT_BUCKETS + 1)
+
+/*
+ * Send to hw until a path has been given up (evictions counted reach
+ * want) or the scan has been round the table; each packet is dropped.
+ * Returns the packets sent. The count never passes the cap meanwhile.
+ */
+static int kt_xmit_until_evicted(struct kunit *test, struct ipn_priv *priv,
+				 const u8 *hw, u64 want)
+{
+	int n;
+
+	for (n = 0; n < KT_EVICT_TRIES &&
+	     ipn_stat(priv, path_evictions) < want; n++) {
+		ipn_kunit_xmit(priv, hw, htonl(0x0a000002));
+		KUNIT_EXPECT_LE(test, kt_path_count(priv),
+				(unsigned int)KT_PATHS);
+	}
+	return n;
+}
+
+/*
+ * Review M3: an interface keeps at most paths_max paths (a forged ARP or
+ * NS with a fresh sender made one each, for 300 s). Full of RESOLVING
+ * paths, none of which may go, a packet to a new destination is dropped
+ * as path_table_full and nothing is given up. A path that failed gives
+ * way (path_evictions), and once the control work has freed it the next
+ * packet (the stack's ARP retry) makes the new one. VALID paths in use
+ * stay; unused for evict_idle_ms, one gives way. The count never passes
+ * the cap, and nothing is left when the interface goes down.
+ */
+/* The destinations of sa_path_table_bounded: off the stack (KASAN). */
+struct kt_dests {
+	u8 gid[KT_PATHS + 2][16];
+	u8 hw[KT_PATHS + 2][20];
+};
+
+/* Full of RESOLVING paths: refused; one FAILED gives way. */
+static noinline void kt_table_fill_and_fail(struct kunit *test,
+					    struct ipn_priv *priv,
+					    struct kt_dests *d)
+{
+	u8 (*gid)[16] = d->gid, (*hw)[20] = d->hw;
+	int i, n;
+	u64 full;
+
+	spin_lock_bh(&priv->lock);
+	priv->paths_max = KT_PATHS;
+	/*
+	 * No timeout during the case; a failure is final (no queue kept)
+	 * and its hold-down outlasts the case.
+	 */
+	priv->path_cfg.query_timeout_ms = 60000;
+	priv->path_cfg.max_attempts = 1;
+	priv->path_cfg.backoff.base_ms = 60000;
+	priv->path_cfg.backoff.cap_ms = 60000;
+	priv->path_cfg.evict_idle_ms = 60000;
+	spin_unlock_bh(&priv->lock);
+	kt_join_bcast(test, priv);
+	for (i = 0; i < KT_PATHS + 2; i++)
+		kt_dest(gid[i], hw[i], i);
+
+	for (i = 0; i < KT_PATHS; i++)
+		ipn_kunit_xmit(priv, hw[i], htonl(0x0a000002));
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000,
+					kt_count_queries() == KT_PATHS));
+	KUNIT_EXPECT_EQ(test, kt_path_count(priv), (unsigned int)KT_PATHS);
+
+	/* Full, every path RESOLVING: refused, nothing given up. */
+	for (i = 0; i < KT_EVICT_TRIES; i++)
+		ipn_kunit_xmit(priv, hw[KT_PATHS], htonl(0x0a000002));
+	kt_settle(priv);
+	KUNIT_EXPECT_EQ(test, kt_path_state(priv, gid[KT_PATHS]), -1);
+	KUNIT_EXPECT_EQ(test, ipn_stat_drop(priv, IPC_R_PATH_TABLE_FULL),
+			(u64)KT_EVICT_TRIES);
+	KUNIT_EXPECT_EQ(test, ipn_stat(priv, path_evictions), 0u);
+	KUNIT_EXPECT_EQ(test, kt_paths_in(priv, gid, KT_PATHS,
+					  IPC_PATH_RESOLVING), KT_PATHS);
+	KUNIT_EXPECT_EQ(test, kt_path_count(priv), (unsigned int)KT_PATHS);
+	KUNIT_EXPECT_EQ(test, kt_sa.path_calls, KT_PATHS);
+	KUNIT_EXPECT_TRUE(test, priv->paths_full_told);
+
+	/* One fails for good: it gives way to a later packet. */
+	KUNIT_ASSERT_EQ(test, kt_answer_path(gid[0], -EHOSTUNREACH), 0);
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000,
+					kt_path_state(priv, gid[0]) ==
+					IPC_PATH_FAILED));
+	full = ipn_stat_drop(priv, IPC_R_PATH_TABLE_FULL);
+	n = kt_xmit_until_evicted(test, priv, hw[KT_PATHS], 1);
+	KUNIT_EXPECT_EQ(test, ipn_stat(priv, path_evictions), 1u);
+	KUNIT_EXPECT_EQ(test, kt_path_state(priv, gid[0]), -1);
+	/* The packet that made room was dropped as well. */
+	KUNIT_EXPECT_EQ(test, ipn_stat_drop(priv, IPC_R_PATH_TABLE_FULL),
+			full + n);
+	KUNIT_EXPECT_EQ(test, kt_path_state(priv, gid[KT_PATHS]), -1);
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000, kt_path_count(priv) ==
+					KT_PATHS - 1));
+	ipn_kunit_xmit(priv, hw[KT_PATHS], htonl(0x0a000002));
+	KUNIT_EXPECT_EQ(test, kt_path_state(priv, gid[KT_PATHS]),
+			IPC_PATH_RESOLVING);
+	KUNIT_EXPECT_EQ(test, kt_path_count(priv), (unsigned int)KT_PATHS);
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000,
+					kt_count_queries() == KT_PATHS));
+}
+
+/* VALID paths in use stay; idle ones give way; down frees them all. */
+static noinline void kt_table_valid_then_idle(struct kunit *test,
+					      struct ipn_priv *priv,
+					      struct kt_dests *d)
+{
+	u8 (*gid)[16] = d->gid, (*hw)[20] = d->hw;
+	int i, n;
+	u64 full;
+
+	/* Answered: VALID, used within evict_idle_ms. None gives way. */
+	for (i = 1; i <= KT_PATHS; i++)
+		KUNIT_ASSERT_EQ(test, kt_answer_path(gid[i], 0), 0);
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000,
+					kt_paths_in(priv, gid + 1, KT_PATHS,
+						    IPC_PATH_VALID) ==
+					KT_PATHS));
+	full = ipn_stat_drop(priv, IPC_R_PATH_TABLE_FULL);
+	n = kt_xmit_until_evicted(test, priv, hw[KT_PATHS + 1], 2);
+	KUNIT_EXPECT_EQ(test, n, (int)KT_EVICT_TRIES);
+	KUNIT_EXPECT_EQ(test, ipn_stat(priv, path_evictions), 1u);
+	KUNIT_EXPECT_EQ(test, ipn_stat_drop(priv, IPC_R_PATH_TABLE_FULL),
+			full + n);
+	KUNIT_EXPECT_EQ(test, kt_path_state(priv, gid[KT_PATHS + 1]), -1);
+
+	/* Unused for evict_idle_ms: one of them gives way. */
+	spin_lock_bh(&priv->lock);
+	priv->path_cfg.evict_idle_ms = 100;
+	spin_unlock_bh(&priv->lock);
+	msleep(200);
+	kt_xmit_until_evicted(test, priv, hw[KT_PATHS + 1], 2);
+	KUNIT_EXPECT_EQ(test, ipn_stat(priv, path_evictions), 2u);
+	KUNIT_EXPECT_EQ(test, kt_paths_in(priv, gid + 1, KT_PATHS,
+					  IPC_PATH_VALID), KT_PATHS - 1);
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000, kt_path_count(priv) ==
+					KT_PATHS - 1));
+	ipn_kunit_xmit(priv, hw[KT_PATHS + 1], htonl(0x0a000002));
+	KUNIT_EXPECT_EQ(test, kt_path_state(priv, gid[KT_PATHS + 1]),
+			IPC_PATH_RESOLVING);
+	KUNIT_EXPECT_EQ(test, kt_path_count(priv), (unsigned int)KT_PATHS);
+
+	/* Down: every path freed and uncounted, its query cancelled. */
+	rtnl_lock();
+	dev_close(priv->dev);
+	rtnl_unlock();
+	KUNIT_EXPECT_EQ(test, kt_path_count(priv), 0u);
+	KUNIT_EXPECT_EQ(test, kt_count_queries(), 0);
+}
+
+static void sa_path_table_bounded(struct kunit *test)
+{
+	struct ipn_priv *priv = ((struct kt_ctx *)test->priv)->priv;
+	struct kt_dests *d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, d);
+	kt_table_fill_and_fail(test, priv, d);
+	kt_table_valid_then_idle(test, priv, d);
+}
+
 /* A light flush (SM change): the event, as ib_core delivers it. */
 static void kt_light_flush(struct ipn_priv *priv)
 {
@@ -1947,6 +2144,7 @@ static struct kunit_case ipn_sa_cases[] = {
 	KUNIT_CASE(sa_path_queue_bounded),
 	KUNIT_CASE(sa_path_qpn_change),
 	KUNIT_CASE(sa_path_idle_freed),
+	KUNIT_CASE(sa_path_table_bounded),
 	KUNIT_CASE(sa_rx_mode_diff),
 	KUNIT_CASE(sa_umcast),
 	KUNIT_CASE(sa_allmulti),

@@ -117,7 +117,8 @@ echo "$stats"
 rx=$(awk '$1 == "rx_packets:" { print $2 }' <<< "$stats")
 ((before <= rx && rx <= after)) ||
 	fail "ethtool -S rx_packets $rx is not between the kernel's $before and $after"
-for c in tx_packets mc_joins path_queries drop_loopback drop_queue_full drop_link_down; do
+for c in tx_packets mc_joins path_queries path_evictions drop_loopback drop_queue_full \
+	drop_link_down drop_path_table_full; do
 	grep -q "^ *$c: [0-9]" <<< "$stats" || fail "ethtool -S: no counter $c"
 done
 (($(awk '$1 == "mc_joins:" { print $2 }' <<< "$stats") > 0)) || fail "ethtool -S: mc_joins is 0"

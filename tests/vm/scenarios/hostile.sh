@@ -34,9 +34,15 @@
 # of a kind found none (UD has no flow control: the pacing window, which a
 # slow kernel's refill may not keep up with, is counted by rxe, not lost
 # unseen); the others are nowhere. Afterwards IB1 pings
-# 10.1.0.2 and fd00::2 both ways, its path table holds at most
-# HOSTILE_MAX_PATHS entries (one per forged sender today: review M3; tighten
-# the bound when the cap lands), and the kernel log is clean.
+# 10.1.0.2 and fd00::2 both ways, and the kernel log is clean.
+#
+# The path table (review M3): the module is loaded with paths_max
+# HOSTILE_PATHS_MAX (1024), far below the forged senders, each of which
+# IB1 answers and so would cost a path. The table never holds more than
+# paths_max entries, and the answers to new senders beyond it are counted
+# in drop_path_table_full. Once the flood's paths are idle for the core's
+# evict_idle_ms (10 s), N_EVICT more forged senders make the full table give
+# paths up (path_evictions) instead of being refused for good.
 #
 #  +------------ n1 ------------+             +------------ n2 ------------+
 #  |  $IB1 (ipoib_ng on rxe0)   |             |  $IB2 (ipoib_ng on rxe1)   |
@@ -57,8 +63,10 @@
 # Knobs. The VM starts scenarios with an empty environment: set them in a
 # wrapper run as tests/vm/run.sh PATH/wrapper.sh, or edit the defaults.
 #   HOSTILE_FRAMES         frames in all, shared out as in the table above
-#   HOSTILE_MAX_PATHS      bound on IB1's path table (default: one per
-#                          forged sender + 8); tighten it when the cap lands
+#   HOSTILE_PATHS_MAX      paths_max to load the module with (default 1024;
+#                          a paths_max= in IPOIB_PARAMS wins)
+#   HOSTILE_MAX_PATHS      bound on IB1's path table (default: the paths_max
+#                          the module was loaded with)
 #   HOSTILE_MAX_LOST       frames of a kind that may go missing before the
 #                          driver (no receive buffer, a full backlog)
 #   HOSTILE_RX_SLACK       frames of a kind that may come from the peer's
@@ -70,6 +78,7 @@
 #   HOSTILE_OTHER_PKEY     the partition of the other-pkey frames
 #   HOSTILE_PHASE_TIMEOUT  seconds one ud_inject run may take
 HOSTILE_FRAMES=${HOSTILE_FRAMES:-100000}
+HOSTILE_PATHS_MAX=${HOSTILE_PATHS_MAX:-1024}
 HOSTILE_QKEY=${HOSTILE_QKEY:-0x0000000b}
 HOSTILE_OTHER_PKEY=${HOSTILE_OTHER_PKEY:-0x8001}
 HOSTILE_AHEAD=${HOSTILE_AHEAD:-128}
@@ -91,13 +100,20 @@ N_ECHO=$((HOSTILE_FRAMES - N_TRUNC - N_BADTYPE - N_RESERVED - N_WRONGQ - N_OTHER
 	N_SELF - N_ARP - N_PROBE - N_SANITY))
 ((N_ECHO >= 0)) || fail "HOSTILE_FRAMES=$HOSTILE_FRAMES is too small (at least 100)"
 N_SENDERS=$((N_ARP + N_PROBE))
-# One path per forged sender, IB2's GID, IB1's own (the self-arp answers).
-HOSTILE_MAX_PATHS=${HOSTILE_MAX_PATHS:-$((N_SENDERS + 8))}
+# Forged senders after the flood, to a full table of idle paths.
+N_EVICT=64
+# evict_idle_ms of ipc_path_cfg_default() (driver/core/path.cpp), in s.
+EVICT_IDLE_S=10
 
 [[ -x $INJECT ]] ||
 	fail "$INJECT is missing: build it on the host with 'make hostile' (needs libibverbs-dev, 'make setup'); make vm-check, vm-check-debug and check-debug build it"
 
+[[ " ${IPOIB_PARAMS:-} " == *" paths_max="* ]] ||
+	IPOIB_PARAMS="${IPOIB_PARAMS:-} paths_max=$HOSTILE_PATHS_MAX"
 setup_ipoib_netns_pair
+PATHS_MAX=$(< "/sys/module/$IPOIB_NAME/parameters/paths_max")
+HOSTILE_MAX_PATHS=${HOSTILE_MAX_PATHS:-$PATHS_MAX}
+log "$IPOIB_NAME loaded with paths_max $PATHS_MAX; $N_SENDERS forged senders to come"
 check_ping n1 10.1.0.2
 check_ping n2 10.1.0.1
 check ip -n n1 route add 10.3.0.0/16 dev "$IB1"
@@ -297,7 +313,7 @@ log "self-arp: $IB1 answered itself; its answers dropped as loopback: +$(delta d
 # IB1's answers to a forged sender waits 3 s in an unresolved entry, and
 # at 64 such packets rxe stops IB1's QP (RXE_INFLIGHT_SKBS_PER_QP_HIGH), an
 # artifact of soft-RoCE. The GIDs and MACs are ud_inject's (forged_addr).
-awk -v n="$N_SENDERS" 'BEGIN {
+awk -v n="$((N_SENDERS + N_EVICT))" 'BEGIN {
 	for (s = 0; s < n; s++) {
 		h = int(s / 65536) % 256; l = s % 65536
 		printf "neigh replace fe80::1b:ff:fe%02x:%x dev va lladdr 02:1b:00:%02x:%02x:%02x nud permanent\n",
@@ -308,6 +324,7 @@ inject arp "$N_ARP" --sender-base 0
 accepted arp "$N_ARP"
 inject arp-probe "$N_PROBE" --sender-base "$N_ARP"
 accepted arp-probe "$N_PROBE"
+FLOOD_END=$SECONDS
 
 for k in "${!C[@]}"; do
 	B[$k]=${S[$k]:-0}
@@ -323,19 +340,48 @@ check ip -n n1 -s link show dev "$IB1"
 ns_exec n1 ethtool -S "$IB1" | grep -v ': 0$'
 log "n1's neighbours: $(ip -n n1 neigh show dev "$IB1" | grep -c . || true)," \
 	"multicast groups: $(grep -c . "$(ipoib_debugfs rxe0)/mcg" || true)"
+paths=$(grep -c . "$(ipoib_debugfs rxe0)/path" || true)
+log "rxe0's path table after the flood: $paths entries ($paths0 before, $N_SENDERS forged senders, paths_max $PATHS_MAX);" \
+	"$(delta drop_path_table_full) answers to new destinations dropped at the cap, $(delta path_evictions) paths given up"
+((paths <= HOSTILE_MAX_PATHS)) || fail "path table grew to $paths entries, bound $HOSTILE_MAX_PATHS"
+if ((N_SENDERS > 2 * PATHS_MAX)); then
+	(($(delta drop_path_table_full) > 0)) ||
+		fail "$N_SENDERS forged senders, paths_max $PATHS_MAX, and no drop_path_table_full"
+fi
 
 kmsg "afterwards: $IB1 still reaches its peer, its tables are bounded"
 # The kernel's ARP table is shared by every namespace and may still be
-# full of fresh forged entries: give n1 a moment to resolve 10.1.0.2.
+# full of fresh forged entries: give n1 a moment to resolve 10.1.0.2. A
+# full path table makes room for IB2's GID once the flood's paths have
+# been idle for evict_idle_ms.
 t0=$SECONDS
-wait_for 30 "$IB1 to reach 10.1.0.2" ping_works n1 10.1.0.2
+wait_for $((30 + EVICT_IDLE_S)) "$IB1 to reach 10.1.0.2" ping_works n1 10.1.0.2
 log "first echo answered after $((SECONDS - t0)) s"
 check_ping n1 10.1.0.2
 check_ping n2 10.1.0.1
 check_ping n1 fd00::2
 check_ping n2 fd00::1
+
+if ((N_SENDERS > 2 * PATHS_MAX)); then
+	kmsg "a full table gives way: $N_EVICT more forged senders once the flood's paths are idle"
+	paths=$(grep -c . "$(ipoib_debugfs rxe0)/path" || true)
+	((paths >= PATHS_MAX)) || fail "$N_SENDERS forged senders left $paths paths, not the $PATHS_MAX of a full table"
+	left=$((FLOOD_END + EVICT_IDLE_S + 1 - SECONDS))
+	((left <= 0)) || sleep "$left"
+	inject arp "$N_EVICT" --sender-base "$N_SENDERS"
+	accepted arp "$N_EVICT"
+	log "$N_EVICT senders: path_evictions +$(delta path_evictions), drop_path_table_full +$(delta drop_path_table_full)"
+	(($(delta path_evictions) >= 1)) ||
+		fail "$N_EVICT new senders to a full table of idle paths: no path_evictions"
+	(($(delta drop_path_table_full) >= $(delta path_evictions))) ||
+		fail "a path was given up without dropping the packet that asked"
+	# IB2's path, idle as well, may have given way: the first echo
+	# request makes room again.
+	wait_for $((30 + EVICT_IDLE_S)) "$IB1 to reach 10.1.0.2 again" ping_works n1 10.1.0.2
+	check_ping n1 10.1.0.2
+fi
 paths=$(grep -c . "$(ipoib_debugfs rxe0)/path" || true)
-log "rxe0's path table: $paths entries ($paths0 before, $N_SENDERS forged senders, bound $HOSTILE_MAX_PATHS)"
+log "rxe0's path table: $paths entries ($paths0 before, $N_SENDERS + $N_EVICT forged senders, bound $HOSTILE_MAX_PATHS)"
 ((paths <= HOSTILE_MAX_PATHS)) || fail "path table grew to $paths entries, bound $HOSTILE_MAX_PATHS"
 check_dmesg_clean "the hostile peer"
 unload_ipoib
