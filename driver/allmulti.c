@@ -23,6 +23,7 @@
  */
 #include "ipoib_ng.h"
 
+#include <rdma/ib_cache.h>
 #include <rdma/ib_mad.h>
 
 #define IPN_AM_RETRY	(5 * HZ)	/* after a failed SA request */
@@ -153,18 +154,27 @@ out:
 }
 
 /*
- * A Report from the SA to the port of port_priv (its interface without
- * a parent): a group was created or deleted. Every interface of the
- * port in the mode follows. resp gets the ReportResp to send back.
- * Returns 0 when resp is to be sent, -EPROTO for what is no notice.
+ * A Report to the port of port_priv (its interface without a parent),
+ * from LID slid on the partition pkey, while the port's SM is at sm_lid:
+ * a group was created or deleted. Every interface of the port in the
+ * mode follows. resp gets the ReportResp to send back. Returns 0 when
+ * resp is to be sent, -EPROTO for what is no notice, -EACCES for a Report
+ * that is not the SA's (counted in sa_reports_refused, said once).
  */
-int ipn_allmulti_notice(struct ipn_priv *port_priv, const u8 *mad, u32 len,
-			u8 *resp)
+int ipn_allmulti_notice(struct ipn_priv *port_priv, u16 slid, u16 sm_lid,
+			u16 pkey, const u8 *mad, u32 len, u8 *resp)
 {
 	struct ipn_priv *priv;
 	u8 mgid[16];
 	int trap;
 
+	if (!ipc_sa_report_source_ok(slid, sm_lid, pkey)) {
+		ipn_inc(port_priv, sa_reports_refused);
+		netdev_warn_once(port_priv->dev,
+				 "an SA Report from LID %u P_Key 0x%04x, not the SM's (LID %u): ignored (sa_reports_refused)\n",
+				 slid, pkey, sm_lid);
+		return -EACCES;
+	}
 	trap = ipc_sa_notice_parse(mad, len, mgid, resp);
 	if (trap < 0)
 		return -EPROTO;
@@ -368,12 +378,20 @@ static void ipn_am_port_recv(struct ib_mad_agent *agent,
 {
 	struct ipn_priv *port = agent->context;
 	struct ib_mad_send_buf *resp;
+	struct ib_port_attr pattr;
 	struct ib_ah *ah;
+	u16 pkey;
 	u8 *buf;
 
 	buf = kmalloc(IPC_MAD_LEN, GFP_KERNEL);
 	if (!buf || wc->mad_len < IPC_MAD_LEN ||
-	    ipn_allmulti_notice(port, (u8 *)wc->recv_buf.mad, wc->mad_len, buf))
+	    ib_query_port(port->ca, agent->port_num, &pattr) ||
+	    ib_get_cached_pkey(port->ca, agent->port_num, wc->wc->pkey_index,
+			       &pkey) ||
+	    ipn_allmulti_notice(port, ib_lid_cpu16(wc->wc->slid),
+				ib_lid_cpu16(pattr.sm_lid), pkey,
+				(u8 *)wc->recv_buf.mad,
+				wc->mad_len, buf))
 		goto out;
 	ah = ib_create_ah_from_wc(agent->qp->pd, wc->wc, wc->recv_buf.grh,
 				  agent->port_num);

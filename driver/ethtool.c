@@ -25,7 +25,7 @@ static const struct {
 	IPN_COUNTER(cm_accepts), IPN_COUNTER(cm_tx_packets),
 	IPN_COUNTER(cm_rx_packets), IPN_COUNTER(path_stale_answers),
 	IPN_COUNTER(cm_rejects), IPN_COUNTER(cm_stalls),
-	IPN_COUNTER(path_evictions),
+	IPN_COUNTER(path_evictions), IPN_COUNTER(sa_reports_refused),
 #undef IPN_COUNTER
 };
 

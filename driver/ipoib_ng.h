@@ -107,6 +107,7 @@ struct ipn_stats {
 	u64 cm_rejects;		/* REQs refused: partition, cap */
 	u64 cm_stalls;		/* connections broken: no send completed */
 	u64 path_evictions;	/* paths given up: the table was full */
+	u64 sa_reports_refused;	/* SA Reports not from the SM (review M3) */
 	struct u64_stats_sync syncp;	/* last: only u64 counters before it */
 };
 
@@ -573,8 +574,8 @@ void ipn_allmulti_stop(struct ipn_priv *priv);
 void ipn_allmulti_restart(struct ipn_priv *priv);
 void ipn_allmulti_answer(struct ipn_priv *priv, u64 tid, const u8 *buf,
 			 u32 len, int status);
-int ipn_allmulti_notice(struct ipn_priv *port_priv, const u8 *mad, u32 len,
-			u8 *resp);
+int ipn_allmulti_notice(struct ipn_priv *port_priv, u16 slid, u16 sm_lid,
+			u16 pkey, const u8 *mad, u32 len, u8 *resp);
 int ipn_am_ib_start(struct ipn_priv *priv);
 void ipn_am_ib_stop(struct ipn_priv *priv);
 int ipn_am_ib_send(struct ipn_priv *priv, const u8 *mad);

@@ -1477,11 +1477,18 @@ static void kt_am_answer(struct ipn_priv *priv, int i, const u8 (*mgids)[16],
 	kfree(b);
 }
 
-/* A Report(Notice) of trap for mgid to the port; checks the response. */
-static void kt_am_notice(struct kunit *test, struct ipn_priv *priv,
-			 u16 trap, const u8 *mgid)
+#define KT_SM_LID 1
+
+/*
+ * A Report(Notice) of trap for mgid to the port, from LID slid on
+ * partition pkey (the SM is at KT_SM_LID). The return of
+ * ipn_allmulti_notice(); resp (IPC_MAD_LEN) gets the ReportResp.
+ */
+static int kt_am_report(struct kunit *test, struct ipn_priv *priv, u16 trap,
+			const u8 *mgid, u16 slid, u16 pkey, u8 *resp)
 {
-	u8 *m = kzalloc(IPC_MAD_LEN, GFP_KERNEL), *resp;
+	u8 *m = kzalloc(IPC_MAD_LEN, GFP_KERNEL);
+	int ret;
 
 	KUNIT_ASSERT_NOT_NULL(test, m);
 	m[0] = 1;
@@ -1493,14 +1500,24 @@ static void kt_am_notice(struct kunit *test, struct ipn_priv *priv,
 	m[IPC_SA_HDR_LEN] = 0x80 | 4;	/* generic, informational */
 	put_unaligned_be16(trap, &m[IPC_SA_HDR_LEN + 4]);
 	memcpy(&m[IPC_SA_HDR_LEN + IPC_SA_NOTICE_GID_OFF], mgid, 16);
-	resp = kzalloc(IPC_MAD_LEN, GFP_KERNEL);
+	ret = ipn_allmulti_notice(priv, slid, KT_SM_LID, pkey, m, IPC_MAD_LEN,
+				  resp);
+	kfree(m);
+	return ret;
+}
+
+/* A Report(Notice) from the SA; checks the response. */
+static void kt_am_notice(struct kunit *test, struct ipn_priv *priv,
+			 u16 trap, const u8 *mgid)
+{
+	u8 *resp = kzalloc(IPC_MAD_LEN, GFP_KERNEL);
+
 	KUNIT_ASSERT_NOT_NULL(test, resp);
-	KUNIT_EXPECT_EQ(test, ipn_allmulti_notice(priv, m, IPC_MAD_LEN, resp),
-			0);
+	KUNIT_EXPECT_EQ(test, kt_am_report(test, priv, trap, mgid, KT_SM_LID,
+					   0xffff, resp), 0);
 	KUNIT_EXPECT_EQ(test, resp[3], IB_MGMT_METHOD_REPORT_RESP);
 	KUNIT_EXPECT_EQ(test, get_unaligned_be64(&resp[8]), 0x5aull);
 	kfree(resp);
-	kfree(m);
 }
 
 /*
@@ -1518,6 +1535,7 @@ static void sa_allmulti(struct kunit *test)
 	static const u8 ip_e[4] = { 239, 1, 1, 5 };
 	static const u8 ip6_b[16] = { 0xff, 0x02, [15] = 0x77 };
 	u8 g[6][16], hw_d[20];	/* a b c(other P_Key) bcast d(stack) e */
+	u8 *resp;
 	int i, sub66, sub67, table, failures;
 
 	kt_join_bcast(test, priv);
@@ -1574,6 +1592,24 @@ static void sa_allmulti(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kt_answer_join(g[1], 0, KT_QKEY, IB_MTU_2048), 0);
 	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000,
 					kt_mc_state(priv, g[0]) == IPC_MC_JOINED));
+
+	/*
+	 * Review M3: a Report not from the SM (another LID; the SM's LID on
+	 * another partition) is a forgery: refused, counted, unanswered; no
+	 * group joined or left.
+	 */
+	resp = kzalloc(IPC_MAD_LEN, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, resp);
+	KUNIT_EXPECT_EQ(test, kt_am_report(test, priv, 67, g[1], 7, 0xffff,
+					   resp), -EACCES);
+	KUNIT_EXPECT_EQ(test, kt_am_report(test, priv, 66, g[5], KT_SM_LID,
+					   0x8001, resp), -EACCES);
+	KUNIT_EXPECT_EQ(test, resp[3], 0);
+	kfree(resp);
+	kt_settle(priv);
+	KUNIT_EXPECT_EQ(test, ipn_stat(priv, sa_reports_refused), 2u);
+	KUNIT_EXPECT_EQ(test, kt_count_joins(g[5]), 0);
+	KUNIT_EXPECT_EQ(test, kt_mc_state(priv, g[1]), IPC_MC_JOINED);
 
 	/* s11 C: a group created later is joined; a deleted one left. */
 	kt_am_notice(test, priv, 66, g[5]);

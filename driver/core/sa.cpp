@@ -100,6 +100,12 @@ bool sa_is(const u8 *mad, u32 len, u8 method, u16 attr)
 
 using namespace ipc;
 
+extern "C" int ipc_sa_report_source_ok(ipc_u16 slid, ipc_u16 sm_lid,
+				       ipc_u16 pkey)
+{
+	return slid == sm_lid && (pkey | IPC_PKEY_FULL) == IPC_PKEY_DEFAULT;
+}
+
 extern "C" int ipc_allmulti_wants(const ipc_u8 bcast_gid[16],
 				  const ipc_u8 mgid[16])
 {

@@ -90,6 +90,17 @@ std::vector<Bytes> parse(const Bytes &b, int *last = nullptr)
 	return out;
 }
 
+TEST(sa, report_only_from_the_sm_on_the_default_partition)
+{
+	EXPECT_TRUE(ipc_sa_report_source_ok(1, 1, 0xffff));
+	EXPECT_TRUE(ipc_sa_report_source_ok(1, 1, 0x7fff));
+	/* Another node: its LID is not the SM's. */
+	EXPECT_FALSE(ipc_sa_report_source_ok(7, 1, 0xffff));
+	/* The SM's LID, but another partition. */
+	EXPECT_FALSE(ipc_sa_report_source_ok(1, 1, 0x8001));
+	EXPECT_FALSE(ipc_sa_report_source_ok(1, 1, 0x0001));
+}
+
 TEST(sa, allmulti_wants_ipoib_groups_of_this_link)
 {
 	EXPECT_TRUE(ipc_allmulti_wants(BCAST, mgid(2, 0x401b, 0xffff, 1).data()));
