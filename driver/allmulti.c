@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * IFF_ALLMULTI and IFF_PROMISC on InfiniBand: the promiscuous multicast
- * mode that IP multicast routers need, emulated as RFC 4391 s11 says,
- * since IBA has no such mode:
+ * IFF_ALLMULTI on InfiniBand (and IFF_PROMISC with promisc_allmulti): the
+ * promiscuous multicast mode that IP multicast routers need, emulated as
+ * RFC 4391 s11 says, since IBA has no such mode:
  *   A) the SA's list of every multicast group (SubnAdmGetTable of
  *      MCMemberRecord),
  *   B) a NonMember join to each group with an IPoIB signature of this
@@ -260,7 +260,10 @@ void ipn_allmulti_stop(struct ipn_priv *priv)
  */
 void ipn_allmulti_sync(struct ipn_priv *priv)
 {
-	bool want = priv->up && (priv->dev->flags & (IFF_ALLMULTI | IFF_PROMISC));
+	unsigned int flags = priv->dev->flags;
+	bool want = ipc_allmulti_mode(priv->up, !!(flags & IFF_ALLMULTI),
+				      !!(flags & IFF_PROMISC),
+				      READ_ONCE(ipn_promisc_allmulti));
 	bool restart;
 
 	if (!want) {

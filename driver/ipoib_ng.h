@@ -85,6 +85,7 @@ extern bool ipn_create_broadcast;
 extern unsigned int ipn_sendonly_idle_ms;
 extern unsigned int ipn_cm_rx_max;
 extern unsigned int ipn_paths_max;
+extern bool ipn_promisc_allmulti;
 
 /* sendonly_idle_ms as the multicast machine takes it: at least 1 s. */
 static inline u32 ipn_sendonly_idle(void)

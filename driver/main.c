@@ -80,6 +80,12 @@ module_param_cb(paths_max, &ipn_paths_max_ops, &ipn_paths_max, 0444);
 MODULE_PARM_DESC(paths_max,
 		 "Destinations (paths) one interface keeps at most, 16..262144 (default 16384); at the cap, a packet to a new one is dropped (drop_path_table_full) and an idle or failed path gives way (path_evictions)");
 
+bool ipn_promisc_allmulti;
+/* Review M3: tcpdump's IFF_PROMISC must not join every group of a fabric. */
+module_param_named(promisc_allmulti, ipn_promisc_allmulti, bool, 0444);
+MODULE_PARM_DESC(promisc_allmulti,
+		 "IFF_PROMISC also enters the RFC 4391 s11 all-multicast mode, NonMember joins to every IPoIB group of the link (default N: only IFF_ALLMULTI does, which multicast routing sets)");
+
 module_param_cb(recv_queue_size, &ipn_qsize_ops, &ipn_recvq_size, 0444);
 MODULE_PARM_DESC(recv_queue_size,
 		 "Receive ring entries per interface (power of two, 16..8192, default 512)");

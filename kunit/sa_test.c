@@ -390,6 +390,7 @@ static int kt_init(struct kunit *test)
 	kt_sa.am_starts = 0;
 	kt_sa.am_stops = 0;
 	ipn_create_broadcast = false;
+	ipn_promisc_allmulti = false;
 	kt_sa.wq = alloc_workqueue("ipn_kt_sa", 0, 0);
 	KUNIT_ASSERT_NOT_NULL(test, kt_sa.wq);
 
@@ -1643,8 +1644,23 @@ static void sa_allmulti(struct kunit *test)
 	kt_settle(priv);
 	KUNIT_EXPECT_EQ(test, kt_count_joins(g[1]), 0);
 
-	/* IFF_PROMISC too; an SA error is counted and retried. */
+	/*
+	 * IFF_PROMISC alone (tcpdump) is not s11's mode: no SA request
+	 * (review M3), unless promisc_allmulti asks for it.
+	 */
 	kt_sa.n_mads = 0;
+	rtnl_lock();
+	KUNIT_ASSERT_EQ(test, dev_set_promiscuity(dev, 1), 0);
+	rtnl_unlock();
+	kt_settle(priv);
+	KUNIT_EXPECT_EQ(test, kt_sa.n_mads, 0);
+	KUNIT_EXPECT_EQ(test, kt_sa.am_starts, 1);
+	rtnl_lock();
+	KUNIT_ASSERT_EQ(test, dev_set_promiscuity(dev, -1), 0);
+	rtnl_unlock();
+
+	/* With promisc_allmulti; an SA error is counted and retried. */
+	ipn_promisc_allmulti = true;
 	failures = ipn_stat(priv, mc_failures);
 	rtnl_lock();
 	KUNIT_ASSERT_EQ(test, dev_set_promiscuity(dev, 1), 0);
@@ -1659,6 +1675,7 @@ static void sa_allmulti(struct kunit *test)
 	rtnl_lock();
 	KUNIT_ASSERT_EQ(test, dev_set_promiscuity(dev, -1), 0);
 	rtnl_unlock();
+	ipn_promisc_allmulti = false;
 	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000, kt_sa.am_stops == 2));
 	KUNIT_EXPECT_EQ(test, dev_mc_del(dev, hw_d), 0);
 }

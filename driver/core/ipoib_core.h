@@ -797,6 +797,17 @@ const char *ipc_cm_state_name(int state);
 int ipc_allmulti_wants(const ipc_u8 bcast_gid[16], const ipc_u8 mgid[16]);
 
 /*
+ * Whether an interface that is up runs the s11 emulation, from its flags.
+ * s11 is the promiscuous MULTICAST mode routers need, which Linux calls
+ * IFF_ALLMULTI (ip link set allmulticast on; multicast routing sets it).
+ * IFF_PROMISC alone is what tcpdump sets: it enters the mode only when
+ * promisc_too (module parameter promisc_allmulti), since on a large
+ * fabric the mode NonMember-joins every IPoIB group of the link (review
+ * M3). 1 or 0.
+ */
+int ipc_allmulti_mode(int up, int allmulti, int promisc, int promisc_too);
+
+/*
  * SA MADs (IBA s13.4, s15.2): 256 bytes, the common MAD header (24), the
  * RMPP header (12), the SA header (20: SM_Key, AttributeOffset,
  * ComponentMask), then data. The MAD layer fills nothing but the RMPP

@@ -106,6 +106,12 @@ extern "C" int ipc_sa_report_source_ok(ipc_u16 slid, ipc_u16 sm_lid,
 	return slid == sm_lid && (pkey | IPC_PKEY_FULL) == IPC_PKEY_DEFAULT;
 }
 
+extern "C" int ipc_allmulti_mode(int up, int allmulti, int promisc,
+				 int promisc_too)
+{
+	return up && (allmulti || (promisc && promisc_too));
+}
+
 extern "C" int ipc_allmulti_wants(const ipc_u8 bcast_gid[16],
 				  const ipc_u8 mgid[16])
 {

@@ -101,6 +101,18 @@ TEST(sa, report_only_from_the_sm_on_the_default_partition)
 	EXPECT_FALSE(ipc_sa_report_source_ok(1, 1, 0x0001));
 }
 
+TEST(sa, allmulti_mode_from_the_flags)
+{
+	/* s11 is IFF_ALLMULTI; IFF_PROMISC (tcpdump) only when asked. */
+	EXPECT_TRUE(ipc_allmulti_mode(1, 1, 0, 0));
+	EXPECT_TRUE(ipc_allmulti_mode(1, 1, 1, 0));
+	EXPECT_FALSE(ipc_allmulti_mode(1, 0, 1, 0));
+	EXPECT_TRUE(ipc_allmulti_mode(1, 0, 1, 1));
+	EXPECT_FALSE(ipc_allmulti_mode(1, 0, 0, 1));
+	/* Down: never. */
+	EXPECT_FALSE(ipc_allmulti_mode(0, 1, 1, 1));
+}
+
 TEST(sa, allmulti_wants_ipoib_groups_of_this_link)
 {
 	EXPECT_TRUE(ipc_allmulti_wants(BCAST, mgid(2, 0x401b, 0xffff, 1).data()));
