@@ -1065,16 +1065,6 @@ static int kt_xmit_until_evicted(struct kunit *test, struct ipn_priv *priv,
 	return n;
 }
 
-/*
- * Review M3: an interface keeps at most paths_max paths (a forged ARP or
- * NS with a fresh sender made one each, for 300 s). Full of RESOLVING
- * paths, none of which may go, a packet to a new destination is dropped
- * as path_table_full and nothing is given up. A path that failed gives
- * way (path_evictions), and once the control work has freed it the next
- * packet (the stack's ARP retry) makes the new one. VALID paths in use
- * stay; unused for evict_idle_ms, one gives way. The count never passes
- * the cap, and nothing is left when the interface goes down.
- */
 /* The destinations of sa_path_table_bounded: off the stack (KASAN). */
 struct kt_dests {
 	u8 gid[KT_PATHS + 2][16];
@@ -1197,6 +1187,16 @@ static noinline void kt_table_valid_then_idle(struct kunit *test,
 	KUNIT_EXPECT_EQ(test, kt_count_queries(), 0);
 }
 
+/*
+ * Review M3: an interface keeps at most paths_max paths (a forged ARP or
+ * NS with a fresh sender made one each, for 300 s). Full of RESOLVING
+ * paths, none of which may go, a packet to a new destination is dropped
+ * as path_table_full and nothing is given up. A path that failed gives
+ * way (path_evictions), and once the control work has freed it the next
+ * packet (the stack's ARP retry) makes the new one. VALID paths in use
+ * stay; unused for evict_idle_ms, one gives way. The count never passes
+ * the cap, and nothing is left when the interface goes down.
+ */
 static void sa_path_table_bounded(struct kunit *test)
 {
 	struct ipn_priv *priv = ((struct kt_ctx *)test->priv)->priv;

@@ -843,11 +843,6 @@ void ipc_sa_inform_req(ipc_u8 mad[256], ipc_u64 tid, int trap,
 /* The SubnAdmGetResp(InformInfo) for tid: 0, or -IPC_EPROTO. */
 int ipc_sa_inform_resp_check(const ipc_u8 *mad, ipc_u32 len, ipc_u64 tid);
 /*
- * An unsolicited SubnAdmReport(Notice). Returns the trap number (mgid
- * filled for traps 64-67) or -IPC_EPROTO. resp (256 bytes) gets the
- * SubnAdmReportResp the SA waits for (same TID and Notice).
- */
-/*
  * Whether a SubnAdmReport came from the SA: sent from the port's SM LID
  * (IBA s15.2: the SA lives there) on the default partition (IBA s15.2.5:
  * the SA answers on it), the partition's membership bit ignored. QP 1
@@ -856,6 +851,11 @@ int ipc_sa_inform_resp_check(const ipc_u8 *mad, ipc_u32 len, ipc_u64 tid);
  * trap 67 left real ones). 1 or 0.
  */
 int ipc_sa_report_source_ok(ipc_u16 slid, ipc_u16 sm_lid, ipc_u16 pkey);
+/*
+ * An unsolicited SubnAdmReport(Notice). Returns the trap number (mgid
+ * filled for traps 64-67) or -IPC_EPROTO. resp (256 bytes) gets the
+ * SubnAdmReportResp the SA waits for (same TID and Notice).
+ */
 int ipc_sa_notice_parse(const ipc_u8 *mad, ipc_u32 len, ipc_u8 mgid[16],
 			ipc_u8 resp[256]);
 
