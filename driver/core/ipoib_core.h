@@ -104,6 +104,7 @@ enum ipc_reason {
 	IPC_R_TOO_BIG,		/* larger than the link MTU */
 	IPC_R_LINK_DOWN,	/* carrier is off */
 	IPC_R_PATH_TABLE_FULL,	/* new destination, path table at its cap */
+	IPC_R_GROUP_TABLE_FULL,	/* new group, group table at its cap */
 	IPC_R_COUNT
 };
 
@@ -516,7 +517,12 @@ struct ipc_mc_cfg {
 	ipc_u32 missing_ttl_ms;	/* how long "group missing" is cached */
 	ipc_u32 join_timeout_ms;
 	struct ipc_backoff_cfg backoff;
+	ipc_u32 evict_idle_ms;	/* send-only unused this long: may go */
 };
+/*
+ * Defaults (queue 64, send-only memberships idle after 60 s, "missing"
+ * cached 10 s, 10 s join timeout, evictable after 10 s unused, ...).
+ */
 void ipc_mc_cfg_default(struct ipc_mc_cfg *c);
 
 struct ipc_mc {
@@ -584,6 +590,19 @@ void ipc_mc_flush(struct ipc_mc *m, const struct ipc_mc_cfg *c, ipc_u64 now,
 		  struct ipc_result *r);
 /* Tear down: leave/detach/purge as needed, then FREE. */
 void ipc_mc_destroy(struct ipc_mc *m, struct ipc_result *r);
+/*
+ * The shim's group table is full (it bounds it: review M3). Returns 1 if
+ * m may be given up to make room, with ipc_mc_destroy(), 0 if not. Never
+ * a group the stack subscribed FULL (the stack's to leave), one holding
+ * packets (they wait for it), or one with a join outstanding (JOINING,
+ * LEAVING). IDLE, MISSING, BACKOFF and HELD groups are (no membership
+ * held: a cached absence, a retry or a wait is forgotten), as is a
+ * send-only membership unused for c->evict_idle_ms. A NonMember
+ * membership (s11) is not: the all-multicast mode holds it. A state out
+ * of range is. Reads m only.
+ */
+int ipc_mc_evictable(const struct ipc_mc *m, const struct ipc_mc_cfg *c,
+		     ipc_u64 now);
 const char *ipc_mc_state_name(int state);
 
 /* ------------------------------------------------------------------ */

@@ -37,6 +37,9 @@
  *   JOINED   --flush--> BACKOFF (DETACH, LEAVE; rejoin within spread_ms)
  *   JOINING  --ENOBCAST--> HELD --broadcast group joined--> JOINING
  *
+ * Eviction: a shim whose table is full may destroy a group that
+ * ipc_mc_evictable() names; the machine does not move, the shim asks.
+ *
  * HELD: every join but the broadcast group's carries that group's Q_Key,
  * MTU, SL, rate and traffic class (RFC 4391 s5: "the same ... as the
  * broadcast group"), so until it is joined the others wait, packets
@@ -443,11 +446,49 @@ void mc_subscription(McCall &k, int type,
 					 s);
 }
 
+/*
+ * Room in a full table. Never what the stack subscribed FULL (it decides
+ * when that goes), nor a group holding packets, nor one whose join is out
+ * (JOINING, LEAVING: the shim holds a join handle for it). Without a
+ * membership held (IDLE, MISSING, BACKOFF, HELD) a group is only a cached
+ * absence, a retry or a wait: it may go, including the NonMember groups
+ * of the all-multicast mode that keep failing. JOINED: a send-only
+ * membership once unused for evict_idle_ms (the next packet joins again);
+ * a NonMember one not, the mode holds it. Corrupt state: yes, as every
+ * other entry frees it.
+ */
+bool mc_evictable(const struct ipc_mc *m, const struct ipc_mc_cfg *c, u64 now)
+{
+	if ((m->want & IPC_JOIN_FULL) || m->queued)
+		return false;
+	switch (static_cast<ipc_mc_state>(m->state)) {
+	case IPC_MC_JOINING:
+	case IPC_MC_LEAVING:
+		return false;
+	case IPC_MC_IDLE:
+	case IPC_MC_MISSING:
+	case IPC_MC_BACKOFF:
+	case IPC_MC_HELD:
+		return true;
+	case IPC_MC_JOINED:
+		return m->joined == IPC_JOIN_SENDONLY &&
+		       now >= after(m->last_tx_ms, c->evict_idle_ms);
+	default:
+		return true;
+	}
+}
+
 } // namespace
 } // namespace ipc
 
 using namespace ipc;
 
+/*
+ * evict_idle_ms: 10 s, as for paths: far beyond the gap between packets
+ * of a live multicast sender, far below sendonly_idle_ms (60 s), so that
+ * under a flood of new groups the idle ones make room long before they
+ * expire.
+ */
 extern "C" void ipc_mc_cfg_default(struct ipc_mc_cfg *c)
 {
 	c->queue_max = 64;
@@ -457,6 +498,7 @@ extern "C" void ipc_mc_cfg_default(struct ipc_mc_cfg *c)
 	c->join_timeout_ms = 10000;
 	c->backoff.base_ms = 1000;
 	c->backoff.cap_ms = 16000;
+	c->evict_idle_ms = 10000;
 }
 
 extern "C" void ipc_mc_init(struct ipc_mc *m, ipc_u8 scope)
@@ -530,6 +572,12 @@ extern "C" void ipc_mc_destroy(struct ipc_mc *m, struct ipc_result *r)
 	McCall k(m, nullptr, 0, nullptr, r);
 
 	mc_on_destroy(k, k.state<ipc_mc_state>());
+}
+
+extern "C" int ipc_mc_evictable(const struct ipc_mc *m,
+				const struct ipc_mc_cfg *c, ipc_u64 now)
+{
+	return mc_evictable(m, c, now) ? 1 : 0;
 }
 
 extern "C" const char *ipc_mc_state_name(int state)

@@ -31,6 +31,7 @@ constexpr const char *const reason_names[] = {
 	"too_big", /* IPC_R_TOO_BIG */
 	"link_down", /* IPC_R_LINK_DOWN */
 	"path_table_full", /* IPC_R_PATH_TABLE_FULL */
+	"group_table_full", /* IPC_R_GROUP_TABLE_FULL */
 };
 static_assert(sizeof(reason_names) / sizeof(reason_names[0]) == IPC_R_COUNT,
 	      "a reason without a name");

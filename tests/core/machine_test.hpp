@@ -130,6 +130,10 @@ struct McT {
 		ipc_mc_destroy(&m, &r);
 		return r;
 	}
+	int evictable(uint64_t now) const
+	{
+		return ipc_mc_evictable(&m, &c, now);
+	}
 	int state() const
 	{
 		return m.state;

@@ -196,6 +196,8 @@ TEST(reason, every_reason_has_a_distinct_name)
 	EXPECT_STREQ(ipc_reason_name(IPC_R_OK), "ok");
 	EXPECT_STREQ(ipc_reason_name(IPC_R_TRUNCATED), "truncated");
 	EXPECT_STREQ(ipc_reason_name(IPC_R_LINK_DOWN), "link_down");
+	EXPECT_STREQ(ipc_reason_name(IPC_R_GROUP_TABLE_FULL),
+		     "group_table_full");
 	EXPECT_STREQ(ipc_reason_name(IPC_R_COUNT), "unknown");
 	EXPECT_STREQ(ipc_reason_name(-1), "unknown");
 }

@@ -74,6 +74,8 @@ TEST(mc, defaults_and_names)
 	EXPECT_GT(t.c.missing_ttl_ms, 0u);
 	EXPECT_GT(t.c.sendonly_idle_ms, 0u);
 	EXPECT_LE(t.c.backoff.base_ms, t.c.backoff.cap_ms);
+	EXPECT_GT(t.c.evict_idle_ms, 0u);
+	EXPECT_LT(t.c.evict_idle_ms, t.c.sendonly_idle_ms);
 	EXPECT_EQ(t.state(), IPC_MC_IDLE);
 	EXPECT_EQ(t.m.scope, IPC_SCOPE_LINK);
 	const char *names[] = { "idle",	   "joining", "joined", "backoff",
@@ -833,6 +835,145 @@ TEST(mc, free_keeps_scope)
 	t.joined_full();
 	t.unsub(T0 + 1);
 	EXPECT_EQ(t.m.scope, SCOPE_SITE);
+}
+
+/* ---- eviction: may a full table give the group up? ------------------ */
+
+/*
+ * What the shim does with an evictable group: ipc_mc_destroy(). Nothing
+ * is queued, so nothing is purged; FREE always.
+ */
+void expect_evict_frees(Mc &t, uint32_t also)
+{
+	auto &r = t.destroy();
+	EXPECT_ACTS(r, also | IPC_ACT_FREE);
+	EXPECT_EQ(t.state(), IPC_MC_IDLE);
+}
+
+TEST(mc_evict, idle_fresh)
+{
+	Mc t;
+	EXPECT_EQ(t.evictable(T0), 1);
+	expect_evict_frees(t, 0);
+}
+
+/* What the stack subscribed is the stack's to leave, in every state. */
+TEST(mc_evict, stack_full_member_never)
+{
+	Mc joining, joined, backoff, held;
+	joining.joining_full();
+	joined.joined_full();
+	backoff.backoff();
+	held.held();
+	for (Mc *t : { &joining, &joined, &backoff, &held }) {
+		EXPECT_EQ(t->evictable(T0), 0) << t->state();
+		EXPECT_EQ(t->evictable(IPC_NO_DEADLINE - 1), 0) << t->state();
+	}
+	/* Corrupt state too: FULL wanted wins. */
+	joined.m.state = IPC_MC_STATE_COUNT;
+	EXPECT_EQ(joined.evictable(T0), 0);
+}
+
+TEST(mc_evict, joining_never)
+{
+	Mc t;
+	t.joining_sendonly();
+	t.m.queued = 0; /* even with its packet gone */
+	EXPECT_EQ(t.evictable(IPC_NO_DEADLINE - 1), 0);
+	Mc non;
+	non.sub(T0, IPC_JOIN_NON);
+	ASSERT_EQ(non.state(), IPC_MC_JOINING);
+	EXPECT_EQ(non.evictable(IPC_NO_DEADLINE - 1), 0);
+}
+
+TEST(mc_evict, leaving_never)
+{
+	Mc t;
+	t.leaving();
+	EXPECT_EQ(t.evictable(IPC_NO_DEADLINE - 1), 0);
+}
+
+TEST(mc_evict, sendonly_idle_boundary)
+{
+	Mc t;
+	t.joined_sendonly(); /* last tx at T0 */
+	uint64_t e = t.c.evict_idle_ms;
+	EXPECT_EQ(t.evictable(T0), 0);
+	EXPECT_EQ(t.evictable(T0 + e - 1), 0);
+	EXPECT_EQ(t.evictable(T0 + e), 1);
+	/* A packet makes it live again; the boundary moves with it. */
+	EXPECT_ACTS(t.tx(T0 + 5000), IPC_ACT_SEND);
+	EXPECT_EQ(t.evictable(T0 + e), 0);
+	EXPECT_EQ(t.evictable(T0 + 5000 + e - 1), 0);
+	EXPECT_EQ(t.evictable(T0 + 5000 + e), 1);
+	/* Send-only: left, never attached. */
+	expect_evict_frees(t, IPC_ACT_LEAVE);
+}
+
+/* s11: the all-multicast mode holds a NonMember membership. */
+TEST(mc_evict, non_member_joined_never)
+{
+	Mc t;
+	t.sub(T0, IPC_JOIN_NON);
+	t.done(T0 + 10, 0);
+	ASSERT_EQ(t.state(), IPC_MC_JOINED);
+	EXPECT_EQ(t.evictable(IPC_NO_DEADLINE - 1), 0);
+}
+
+/* A NonMember group that keeps failing may go (it would retry forever). */
+TEST(mc_evict, non_member_backoff_at_once)
+{
+	Mc t;
+	t.sub(T0, IPC_JOIN_NON);
+	t.done(T0 + 10, -IPC_ETIMEDOUT);
+	ASSERT_EQ(t.state(), IPC_MC_BACKOFF);
+	EXPECT_EQ(t.evictable(T0 + 10), 1);
+	expect_evict_frees(t, 0);
+}
+
+TEST(mc_evict, missing_at_once)
+{
+	Mc t;
+	t.missing();
+	ASSERT_EQ(t.m.queued, 0);
+	EXPECT_EQ(t.evictable(T0 + 10), 1);
+	expect_evict_frees(t, 0);
+}
+
+TEST(mc_evict, held_without_packets)
+{
+	Mc t;
+	t.sub(T0, IPC_JOIN_NON);
+	t.done(T0 + 1, -IPC_ENOBCAST);
+	ASSERT_EQ(t.state(), IPC_MC_HELD);
+	EXPECT_EQ(t.evictable(T0 + 1), 1);
+	expect_evict_frees(t, 0);
+}
+
+/* Whatever the state, a group holding packets stays. */
+TEST(mc_evict, queued_never)
+{
+	for (int s = 0; s <= IPC_MC_STATE_COUNT; s++) {
+		Mc t;
+		t.m.state = static_cast<uint8_t>(s);
+		t.m.joined = IPC_JOIN_SENDONLY;
+		t.m.queued = 1;
+		EXPECT_EQ(t.evictable(IPC_NO_DEADLINE - 1), 0) << s;
+		t.m.queued = 0;
+		EXPECT_EQ(t.evictable(IPC_NO_DEADLINE - 1),
+			  s == IPC_MC_JOINING || s == IPC_MC_LEAVING ? 0 : 1)
+			<< s;
+	}
+}
+
+/* Asking moves nothing. */
+TEST(mc_evict, reads_only)
+{
+	Mc t;
+	t.joined_sendonly();
+	struct ipc_mc before = t.m;
+	(void)t.evictable(T0 + t.c.evict_idle_ms);
+	EXPECT_EQ(memcmp(&before, &t.m, sizeof(before)), 0);
 }
 
 } // namespace
