@@ -95,7 +95,8 @@ static void ipn_am_group(struct ipn_priv *priv, const u8 *mgid, bool join)
 	mc = ipn_mcast_find(priv, mgid);
 	if (join) {
 		mc = mc ?: ipn_mcast_get(priv, mgid, IPC_SCOPE_LINK);
-		if (!mc || (mc->st.want & IPC_JOIN_NON))
+		/* A full table: this group is not followed (said once). */
+		if (IS_ERR(mc) || (mc->st.want & IPC_JOIN_NON))
 			return;
 		priv->am.groups++;
 		ipc_mc_subscribe(&mc->st, &priv->mc_cfg, IPC_JOIN_NON, now, &r);

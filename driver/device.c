@@ -920,6 +920,7 @@ static int ipn_priv_init(struct ipn_priv *priv, struct ib_device *ca,
 	init_waitqueue_head(&priv->sa_wait);
 	hash_init(priv->paths);
 	INIT_LIST_HEAD(&priv->mcasts);
+	hash_init(priv->mc_hash);
 	ipn_allmulti_init(priv);
 	ipn_cm_init(priv);
 	INIT_LIST_HEAD(&priv->path_work);
@@ -942,6 +943,7 @@ static int ipn_priv_init(struct ipn_priv *priv, struct ib_device *ca,
 	priv->rx_size = ipn_recvq_size;
 	priv->tx_size = ipn_sendq_size;
 	priv->paths_max = ipn_paths_max;
+	priv->groups_max = ipn_groups_max;
 
 	ret = -ENOMEM;
 	priv->stats = netdev_alloc_pcpu_stats(struct ipn_stats);

@@ -78,6 +78,22 @@ enum {
 	IPN_PATH_EVICT_BUCKETS = 256,
 };
 
+/*
+ * The group table (review M3), the same way: at most groups_max entries
+ * per interface, a module parameter in [IPN_GROUPS_MIN, IPN_GROUPS_MAX],
+ * found by MGID in a hash of 1024 buckets (chains of 4 at the default
+ * cap); making room looks at no more than IPN_MC_EVICT_SCAN groups in
+ * IPN_MC_EVICT_BUCKETS buckets.
+ */
+enum {
+	IPN_GROUPS_DEFAULT = 4096,
+	IPN_GROUPS_MIN = 16,
+	IPN_GROUPS_MAX = 65536,
+	IPN_MC_HASH_BITS = 10,
+	IPN_MC_EVICT_SCAN = 32,
+	IPN_MC_EVICT_BUCKETS = 64,
+};
+
 extern int ipn_recvq_size;
 extern int ipn_sendq_size;
 extern unsigned int ipn_rejoin_spread_ms;
@@ -85,6 +101,7 @@ extern bool ipn_create_broadcast;
 extern unsigned int ipn_sendonly_idle_ms;
 extern unsigned int ipn_cm_rx_max;
 extern unsigned int ipn_paths_max;
+extern unsigned int ipn_groups_max;
 extern bool ipn_promisc_allmulti;
 
 /* sendonly_idle_ms as the multicast machine takes it: at least 1 s. */
@@ -109,6 +126,7 @@ struct ipn_stats {
 	u64 cm_stalls;		/* connections broken: no send completed */
 	u64 path_evictions;	/* paths given up: the table was full */
 	u64 sa_reports_refused;	/* SA Reports not from the SM (review M3) */
+	u64 mc_evictions;	/* groups given up: the table was full */
 	struct u64_stats_sync syncp;	/* last: only u64 counters before it */
 };
 
@@ -256,6 +274,7 @@ struct ipn_path {
 /* Per MGID; protected by priv->lock. */
 struct ipn_mcast {
 	struct list_head list;		/* priv->mcasts */
+	struct hlist_node node;		/* priv->mc_hash, by mgid */
 	struct ipn_priv *priv;
 	u8 mgid[16];
 	struct ipc_mc st;
@@ -436,6 +455,12 @@ struct ipn_priv {
 	u32 path_evict_bkt;		/* the next eviction scan's start */
 	bool paths_full_told;		/* the log said the table filled */
 	struct list_head mcasts;
+	DECLARE_HASHTABLE(mc_hash, IPN_MC_HASH_BITS);
+	unsigned int mc_count;		/* allocated, dead ones too */
+	unsigned int groups_max;	/* ipn_groups_max when created */
+	u32 mc_evict_bkt;		/* the next eviction scan's start */
+	bool groups_full_told;		/* the log said the table filled */
+	bool mc_stack_waiting;		/* a stack group waits for room */
 	struct ipn_mcast *bcast;
 	struct list_head path_work;
 	struct list_head mc_work;

@@ -51,9 +51,11 @@ static const struct kernel_param_ops ipn_qsize_ops = {
 };
 
 unsigned int ipn_paths_max = IPN_PATHS_DEFAULT;
+unsigned int ipn_groups_max = IPN_GROUPS_DEFAULT;
 
-static int ipn_param_set_paths_max(const char *val,
-				   const struct kernel_param *kp)
+/* An unsigned parameter in [min, max]. */
+static int ipn_param_set_range(const char *val, const struct kernel_param *kp,
+			       unsigned int min, unsigned int max)
 {
 	unsigned int n;
 	int ret;
@@ -61,13 +63,25 @@ static int ipn_param_set_paths_max(const char *val,
 	ret = kstrtouint(val, 0, &n);
 	if (ret)
 		return ret;
-	if (n < IPN_PATHS_MIN || n > IPN_PATHS_MAX) {
-		pr_warn(IPN_DRV_NAME ": %s must be in %d..%d\n", kp->name,
-			IPN_PATHS_MIN, IPN_PATHS_MAX);
+	if (n < min || n > max) {
+		pr_warn(IPN_DRV_NAME ": %s must be in %u..%u\n", kp->name,
+			min, max);
 		return -EINVAL;
 	}
 	*(unsigned int *)kp->arg = n;
 	return 0;
+}
+
+static int ipn_param_set_paths_max(const char *val,
+				   const struct kernel_param *kp)
+{
+	return ipn_param_set_range(val, kp, IPN_PATHS_MIN, IPN_PATHS_MAX);
+}
+
+static int ipn_param_set_groups_max(const char *val,
+				    const struct kernel_param *kp)
+{
+	return ipn_param_set_range(val, kp, IPN_GROUPS_MIN, IPN_GROUPS_MAX);
 }
 
 static const struct kernel_param_ops ipn_paths_max_ops = {
@@ -75,10 +89,20 @@ static const struct kernel_param_ops ipn_paths_max_ops = {
 	.get = param_get_uint,
 };
 
+static const struct kernel_param_ops ipn_groups_max_ops = {
+	.set = ipn_param_set_groups_max,
+	.get = param_get_uint,
+};
+
 /* Review M3: read when an interface is made (priv->paths_max). */
 module_param_cb(paths_max, &ipn_paths_max_ops, &ipn_paths_max, 0444);
 MODULE_PARM_DESC(paths_max,
 		 "Destinations (paths) one interface keeps at most, 16..262144 (default 16384); at the cap, a packet to a new one is dropped (drop_path_table_full) and an idle or failed path gives way (path_evictions)");
+
+/* Review M3: read when an interface is made (priv->groups_max). */
+module_param_cb(groups_max, &ipn_groups_max_ops, &ipn_groups_max, 0444);
+MODULE_PARM_DESC(groups_max,
+		 "Multicast groups one interface keeps at most, the broadcast group aside, 16..65536 (default 4096); at the cap, a packet to a new group is dropped (drop_group_table_full), a stack group waits, and an idle send-only or failed group gives way (mc_evictions)");
 
 bool ipn_promisc_allmulti;
 /* Review M3: tcpdump's IFF_PROMISC must not join every group of a fabric. */

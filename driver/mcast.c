@@ -4,43 +4,141 @@
  * (ndo_set_rx_mode diffed in a work) and send-only groups created by
  * egress (RFC 4391 s10). The core's group machine decides; this file
  * keeps the entries, their queues and runs the backend operations.
+ * At most priv->groups_max of them exist besides the broadcast group,
+ * counting those waiting to be freed (review M3).
  */
 #include <linux/slab.h>
 #include <linux/rtnetlink.h>
 #include "ipoib_ng.h"
 
+static u32 ipn_mcast_key(struct ipn_priv *priv, const u8 *mgid)
+{
+	return ipc_gid_hash(mgid, priv->hash_seed);
+}
+
+/* The group mgid, or NULL. priv->lock held. */
 struct ipn_mcast *ipn_mcast_find(struct ipn_priv *priv, const u8 *mgid)
 {
 	struct ipn_mcast *mc;
 
-	list_for_each_entry(mc, &priv->mcasts, list)
+	hash_for_each_possible(priv->mc_hash, mc, node,
+			       ipn_mcast_key(priv, mgid))
 		if (!memcmp(mc->mgid, mgid, IPC_GID_LEN))
 			return mc;
 	return NULL;
 }
 
+/* Give mc another MGID (the broadcast group's search). priv->lock held. */
+static void ipn_mcast_rename(struct ipn_priv *priv, struct ipn_mcast *mc,
+			     const u8 *mgid)
+{
+	hash_del(&mc->node);
+	memcpy(mc->mgid, mgid, IPC_GID_LEN);
+	hash_add(priv->mc_hash, &mc->node, ipn_mcast_key(priv, mgid));
+}
+
 /*
- * Find or create the group mgid. scope is the IP group's scope (RFC 4391
- * s10 routing decision), IPC_SCOPE_LINK when unknown. priv->lock held;
- * NULL on ENOMEM.
+ * Tear mc down now, whatever its state; FREE takes it off the table at
+ * once and the control work frees it. priv->lock held.
  */
-struct ipn_mcast *ipn_mcast_get(struct ipn_priv *priv, const u8 *mgid,
-				u8 scope)
+static void ipn_mcast_teardown(struct ipn_priv *priv, struct ipn_mcast *mc)
+{
+	struct ipc_result r;
+
+	ipc_mc_destroy(&mc->st, &r);
+	/* Whatever the core says, a destroyed group is gone. */
+	r.actions |= IPC_ACT_FREE;
+	r.deadline_ms = IPC_NO_DEADLINE;
+	ipn_mcast_apply(priv, mc, &r, NULL);
+}
+
+/*
+ * The table is full: give up one group the core lets go
+ * (ipc_mc_evictable), looking from a cursor that moves on at no more than
+ * IPN_MC_EVICT_SCAN groups in IPN_MC_EVICT_BUCKETS buckets (xmit, as for
+ * paths), or at the whole table (whole: the control work, for a group the
+ * stack joins, which no later packet retries). The count falls when the
+ * control work frees it. priv->lock held.
+ */
+static void ipn_mcast_evict(struct ipn_priv *priv, u64 now, bool whole)
+{
+	u32 bkt = priv->mc_evict_bkt & (HASH_SIZE(priv->mc_hash) - 1);
+	unsigned int left = whole ? UINT_MAX : IPN_MC_EVICT_SCAN, n;
+	unsigned int buckets = whole ? HASH_SIZE(priv->mc_hash) :
+				       IPN_MC_EVICT_BUCKETS;
+	struct ipn_mcast *mc, *victim = NULL;
+
+	for (n = 0; n < buckets && left && !victim; n++) {
+		hlist_for_each_entry(mc, &priv->mc_hash[bkt], node) {
+			if (!mc->is_bcast &&
+			    ipc_mc_evictable(&mc->st, &priv->mc_cfg, now)) {
+				victim = mc;
+				break;
+			}
+			if (!--left)
+				break;
+		}
+		bkt = (bkt + 1) & (HASH_SIZE(priv->mc_hash) - 1);
+	}
+	priv->mc_evict_bkt = bkt;
+	if (victim) {
+		/* The all-multicast mode's count follows its groups. */
+		if ((victim->st.want & IPC_JOIN_NON) && priv->am.groups)
+			priv->am.groups--;
+		ipn_mcast_teardown(priv, victim);
+		ipn_inc(priv, mc_evictions);
+	}
+}
+
+/* How a new group finds room (__ipn_mcast_get()). */
+enum ipn_mc_room {
+	IPN_MC_UNCAPPED,	/* the broadcast group: always */
+	IPN_MC_SCAN,		/* xmit, notices: a bounded eviction scan */
+	IPN_MC_SCAN_ALL,	/* the stack's groups: the whole table */
+};
+
+static struct ipn_mcast *__ipn_mcast_get(struct ipn_priv *priv,
+					 const u8 *mgid, u8 scope,
+					 enum ipn_mc_room room)
 {
 	struct ipn_mcast *mc = ipn_mcast_find(priv, mgid);
 
 	if (mc)
 		return mc;
+	if (room != IPN_MC_UNCAPPED && priv->mc_count >= priv->groups_max) {
+		if (!priv->groups_full_told) {
+			priv->groups_full_told = true;
+			netdev_warn(priv->dev, "%u multicast groups, the most it keeps (groups_max): new groups wait, their packets are dropped, until idle or failed ones make room (drop_group_table_full)\n",
+				    priv->mc_count);
+		}
+		ipn_mcast_evict(priv, ipn_now_ms(), room == IPN_MC_SCAN_ALL);
+		return ERR_PTR(-ENOSPC);
+	}
 	mc = ipn_fault() ? NULL : kzalloc(sizeof(*mc), GFP_ATOMIC);
 	if (!mc)
-		return NULL;
+		return ERR_PTR(-ENOMEM);
 	mc->priv = priv;
 	memcpy(mc->mgid, mgid, IPC_GID_LEN);
 	ipc_mc_init(&mc->st, scope);
 	skb_queue_head_init(&mc->queue);
 	INIT_LIST_HEAD(&mc->work);
 	list_add_tail(&mc->list, &priv->mcasts);
+	hash_add(priv->mc_hash, &mc->node, ipn_mcast_key(priv, mgid));
+	priv->mc_count++;
 	return mc;
+}
+
+/*
+ * Find or create the group mgid. scope is the IP group's scope (RFC 4391
+ * s10 routing decision), IPC_SCOPE_LINK when unknown. priv->lock held.
+ * ERR_PTR(-ENOMEM), or ERR_PTR(-ENOSPC) when the table holds groups_max
+ * groups (review M3): then one the core lets go, if any, is torn down;
+ * the caller drops its packet or waits (a stack group: mc_stack_waiting).
+ */
+struct ipn_mcast *ipn_mcast_get(struct ipn_priv *priv, const u8 *mgid,
+				u8 scope)
+{
+	return __ipn_mcast_get(priv, mgid, scope, IPN_MC_SCAN);
 }
 
 /* Whether mgid is an all-routers group (224.0.0.2, ff02::2). */
@@ -137,6 +235,7 @@ void ipn_mcast_apply(struct ipn_priv *priv, struct ipn_mcast *mc,
 			    mc->mgid, mc->st.last_status);
 	if (act & IPC_ACT_FREE) {
 		list_del(&mc->list);
+		hash_del(&mc->node);
 		if (priv->bcast == mc)
 			priv->bcast = NULL;
 		mc->dead = true;
@@ -175,7 +274,7 @@ static void ipn_mcast_bcast_search(struct ipn_priv *priv,
 		netdev_dbg(priv->dev, "broadcast group: trying %pI6c%s\n",
 			   priv->ifid.bcast_gid,
 			   priv->bsearch.creating ? ", creating it" : "");
-		memcpy(mc->mgid, priv->ifid.bcast_gid, IPC_GID_LEN);
+		ipn_mcast_rename(priv, mc, priv->ifid.bcast_gid);
 		skb_queue_splice_init(&mc->queue, &drop);
 		ipc_mc_init(&mc->st, IPC_SCOPE_LINK);
 		ipc_mc_subscribe(&mc->st, &priv->mc_cfg, IPC_JOIN_FULL,
@@ -320,6 +419,15 @@ void ipn_mcast_run(struct ipn_priv *priv)
 			kfree(mc);
 		}
 		spin_lock_bh(&priv->lock);
+		if (ops & IPN_OP_FREE) {
+			priv->mc_count--;
+			/* Room: the stack's groups that waited for it. */
+			if (priv->mc_stack_waiting && priv->up) {
+				priv->mc_stack_waiting = false;
+				mod_delayed_work(priv->wq, &priv->rx_mode_work,
+						 0);
+			}
+		}
 	}
 	spin_unlock_bh(&priv->lock);
 }
@@ -366,10 +474,12 @@ int ipn_mcast_join_bcast(struct ipn_priv *priv)
 		mod_delayed_work(priv->wq, &priv->rx_mode_work, 0);
 	}
 	spin_lock_bh(&priv->lock);
-	mc = ipn_mcast_get(priv, priv->ifid.bcast_gid, IPC_SCOPE_LINK);
-	if (!mc) {
+	/* Whatever the others, the link needs this one: no cap. */
+	mc = __ipn_mcast_get(priv, priv->ifid.bcast_gid, IPC_SCOPE_LINK,
+			     IPN_MC_UNCAPPED);
+	if (IS_ERR(mc)) {
 		spin_unlock_bh(&priv->lock);
-		return -ENOMEM;
+		return PTR_ERR(mc);
 	}
 	mc->is_bcast = true;
 	priv->bcast = mc;
@@ -488,6 +598,7 @@ void ipn_mcast_rx_mode_work(struct work_struct *work)
 
 	now = ipn_now_ms();
 	spin_lock_bh(&priv->lock);
+	priv->mc_stack_waiting = false;
 	list_for_each_entry(mc, &priv->mcasts, list)
 		mc->seen = false;
 	for (i = 0; i < n; i++) {
@@ -500,9 +611,17 @@ void ipn_mcast_rx_mode_work(struct work_struct *work)
 				   mgids[i].mgid);
 			continue;
 		}
-		mc = mc ?: ipn_mcast_get(priv, mgids[i].mgid, IPC_SCOPE_LINK);
-		if (!mc) {
-			retry = true;
+		/* Full: one scan made room or found none; the rest wait. */
+		if (!mc && priv->mc_stack_waiting)
+			continue;
+		mc = mc ?: __ipn_mcast_get(priv, mgids[i].mgid,
+					   IPC_SCOPE_LINK, IPN_MC_SCAN_ALL);
+		if (IS_ERR(mc)) {
+			/* Full: diffed again when a group is freed. */
+			if (PTR_ERR(mc) == -ENOSPC)
+				priv->mc_stack_waiting = true;
+			else
+				retry = true;
 			continue;
 		}
 		mc->seen = true;

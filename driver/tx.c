@@ -185,8 +185,9 @@ static struct ipn_ah *ipn_mcast_tx(struct ipn_priv *priv, const u8 *mgid,
 	if (!mc)
 		mc = ipn_mcast_get(priv, mgid, ipn_mcast_is_routers(mgid) ?
 				   IPC_SCOPE_LINK : ipn_tx_ip_scope(skb));
-	if (!mc) {
-		ipn_drop(priv, skb, IPC_R_NO_ROUTE, true);
+	if (IS_ERR(mc)) {
+		ipn_drop(priv, skb, PTR_ERR(mc) == -ENOSPC ?
+			 IPC_R_GROUP_TABLE_FULL : IPC_R_NO_ROUTE, true);
 		return NULL;
 	}
 	ipc_mc_tx(&mc->st, &priv->mc_cfg, now,

@@ -1207,6 +1207,251 @@ static void sa_path_table_bounded(struct kunit *test)
 	kt_table_valid_then_idle(test, priv, d);
 }
 
+/* Send-only groups that fill the table in sa_group_table_bounded. */
+#define KT_SO 3
+#define KT_MC_EVICT_TRIES ((1 << IPN_MC_HASH_BITS) / IPN_MC_EVICT_BUCKETS + 1)
+
+static unsigned int kt_mc_count(struct ipn_priv *priv)
+{
+	unsigned int n;
+
+	spin_lock_bh(&priv->lock);
+	n = priv->mc_count;
+	spin_unlock_bh(&priv->lock);
+	return n;
+}
+
+/* The groups of sa_group_table_bounded: off the stack (KASAN). */
+struct kt_groups {
+	unsigned int base;		/* the broadcast and stack's groups */
+	unsigned int cap;		/* groups_max: base + KT_SO */
+	__be32 ip[KT_SO + 3];		/* 224.0.0.100.. (link scope) */
+	u8 mgid[KT_SO + 3][16];
+	u8 hw[KT_SO + 3][20];
+	__be32 stack_ip;		/* 224.0.0.99, joined by the stack */
+	u8 stack_mgid[16], stack_hw[20];
+};
+
+static void kt_group(struct ipn_priv *priv, __be32 ip, u8 *mgid, u8 *hw)
+{
+	ipc_mgid_from_ipv4((const u8 *)&ip, priv->ifid.bcast_gid, mgid);
+	ipn_kunit_mc_addr(hw, mgid);
+}
+
+/*
+ * Send to group i until a group has been given up (evictions counted reach
+ * want) or the scan has been round the table; each frame is dropped.
+ * Returns the frames sent. The count never passes the cap meanwhile.
+ */
+static int kt_mc_xmit_until_evicted(struct kunit *test, struct ipn_priv *priv,
+				    struct kt_groups *g, int i, u64 want)
+{
+	int n;
+
+	for (n = 0; n < KT_MC_EVICT_TRIES &&
+	     ipn_stat(priv, mc_evictions) < want; n++) {
+		ipn_kunit_xmit(priv, g->hw[i], g->ip[i]);
+		KUNIT_EXPECT_LE(test, kt_mc_count(priv), g->cap);
+	}
+	return n;
+}
+
+/* Full of joining send-only groups: refused; one missing gives way. */
+static noinline void kt_groups_fill_and_miss(struct kunit *test,
+					     struct ipn_priv *priv,
+					     struct kt_groups *g)
+{
+	int i, n;
+	u64 full;
+
+	spin_lock_bh(&priv->lock);
+	/* No timeout, retry or idle expiry during the case. */
+	priv->mc_cfg.join_timeout_ms = 60000;
+	priv->mc_cfg.evict_idle_ms = 60000;
+	spin_unlock_bh(&priv->lock);
+	kt_join_bcast(test, priv);
+	kt_settle(priv);
+	/*
+	 * What the interface joined for itself: the broadcast group, the
+	 * stack's groups (all-hosts, ...). Three more fill it.
+	 */
+	g->base = kt_mc_count(priv);
+	g->cap = g->base + KT_SO;
+	spin_lock_bh(&priv->lock);
+	priv->groups_max = g->cap;
+	spin_unlock_bh(&priv->lock);
+	for (i = 0; i < KT_SO + 3; i++) {
+		g->ip[i] = htonl(0xe0000064 + i);
+		kt_group(priv, g->ip[i], g->mgid[i], g->hw[i]);
+	}
+	g->stack_ip = htonl(0xe0000063);
+	kt_group(priv, g->stack_ip, g->stack_mgid, g->stack_hw);
+
+	/* s10: each frame to a new group makes a send-only join. */
+	for (i = 0; i < KT_SO; i++)
+		ipn_kunit_xmit(priv, g->hw[i], g->ip[i]);
+	for (i = 0; i < KT_SO; i++)
+		KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000,
+						kt_count_joins(g->mgid[i]) ==
+						1));
+	KUNIT_EXPECT_EQ(test, kt_mc_count(priv), g->cap);
+
+	/* Full, the new groups joining, the others the stack's: refused. */
+	for (i = 0; i < KT_MC_EVICT_TRIES; i++)
+		ipn_kunit_xmit(priv, g->hw[KT_SO], g->ip[KT_SO]);
+	kt_settle(priv);
+	KUNIT_EXPECT_EQ(test, kt_mc_state(priv, g->mgid[KT_SO]), -1);
+	KUNIT_EXPECT_EQ(test, kt_count_joins(g->mgid[KT_SO]), 0);
+	KUNIT_EXPECT_EQ(test, ipn_stat_drop(priv, IPC_R_GROUP_TABLE_FULL),
+			(u64)KT_MC_EVICT_TRIES);
+	KUNIT_EXPECT_EQ(test, ipn_stat(priv, mc_evictions), 0u);
+	KUNIT_EXPECT_EQ(test, kt_mc_count(priv), g->cap);
+	KUNIT_EXPECT_TRUE(test, priv->groups_full_told);
+
+	/* The SA says group 0 does not exist: MISSING, it gives way. */
+	KUNIT_ASSERT_EQ(test, kt_answer_join(g->mgid[0], -EINVAL, 0, 0), 0);
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000,
+					kt_mc_state(priv, g->mgid[0]) ==
+					IPC_MC_MISSING));
+	full = ipn_stat_drop(priv, IPC_R_GROUP_TABLE_FULL);
+	n = kt_mc_xmit_until_evicted(test, priv, g, KT_SO, 1);
+	KUNIT_EXPECT_EQ(test, ipn_stat(priv, mc_evictions), 1u);
+	KUNIT_EXPECT_EQ(test, kt_mc_state(priv, g->mgid[0]), -1);
+	KUNIT_EXPECT_EQ(test, ipn_stat_drop(priv, IPC_R_GROUP_TABLE_FULL),
+			full + n);
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000, kt_mc_count(priv) ==
+					g->cap - 1));
+	ipn_kunit_xmit(priv, g->hw[KT_SO], g->ip[KT_SO]);
+	KUNIT_EXPECT_EQ(test, kt_mc_state(priv, g->mgid[KT_SO]),
+			IPC_MC_JOINING);
+	KUNIT_EXPECT_EQ(test, kt_mc_count(priv), g->cap);
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000,
+					kt_count_joins(g->mgid[KT_SO]) == 1));
+}
+
+/*
+ * Send-only memberships in use stay; idle ones give way; a stack group
+ * waits for room; down frees everything.
+ */
+static noinline void kt_groups_idle_and_stack(struct kunit *test,
+					      struct ipn_priv *priv,
+					      struct kt_groups *g)
+{
+	struct kt_join *j;
+	int i, n, frees;
+
+	for (i = 1; i <= KT_SO; i++)
+		KUNIT_ASSERT_EQ(test, kt_answer_join(g->mgid[i], 0, KT_QKEY,
+						     IB_MTU_2048), 0);
+	for (i = 1; i <= KT_SO; i++)
+		KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000,
+						kt_mc_state(priv,
+							    g->mgid[i]) ==
+						IPC_MC_JOINED));
+	n = kt_mc_xmit_until_evicted(test, priv, g, KT_SO + 1, 2);
+	KUNIT_EXPECT_EQ(test, n, (int)KT_MC_EVICT_TRIES);
+	KUNIT_EXPECT_EQ(test, ipn_stat(priv, mc_evictions), 1u);
+	KUNIT_EXPECT_EQ(test, kt_mc_state(priv, g->mgid[KT_SO + 1]), -1);
+
+	/* Unused for evict_idle_ms: one of them is left and gives way. */
+	spin_lock_bh(&priv->lock);
+	priv->mc_cfg.evict_idle_ms = 100;
+	spin_unlock_bh(&priv->lock);
+	msleep(200);
+	frees = kt_sa.frees;
+	kt_mc_xmit_until_evicted(test, priv, g, KT_SO + 1, 2);
+	KUNIT_EXPECT_EQ(test, ipn_stat(priv, mc_evictions), 2u);
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000, kt_sa.frees == frees + 1));
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000, kt_mc_count(priv) ==
+					g->cap - 1));
+	ipn_kunit_xmit(priv, g->hw[KT_SO + 1], g->ip[KT_SO + 1]);
+	KUNIT_EXPECT_EQ(test, kt_mc_state(priv, g->mgid[KT_SO + 1]),
+			IPC_MC_JOINING);
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000,
+					kt_count_joins(g->mgid[KT_SO + 1]) ==
+					1));
+
+	/*
+	 * Full again. A group the stack joins waits; the diff gives up an
+	 * idle send-only group for it, and once that is freed the stack's
+	 * group is joined, FullMember.
+	 */
+	msleep(200);
+	rtnl_lock();
+	KUNIT_EXPECT_EQ(test, dev_mc_add(priv->dev, g->stack_hw), 0);
+	rtnl_unlock();
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000,
+					kt_count_joins(g->stack_mgid) == 1));
+	KUNIT_EXPECT_EQ(test, ipn_stat(priv, mc_evictions), 3u);
+	KUNIT_EXPECT_EQ(test, kt_mc_count(priv), g->cap);
+	spin_lock_bh(&kt_sa.lock);
+	j = kt_find_join(g->stack_mgid);
+	KUNIT_EXPECT_EQ(test, j ? j->req.join_state : -1, IPC_JOIN_FULL);
+	spin_unlock_bh(&kt_sa.lock);
+	KUNIT_ASSERT_NOT_NULL(test, j);
+
+	/*
+	 * What the stack joined never gives way, idle or not: with the cap
+	 * down to the stack's groups, the idle send-only groups go and then
+	 * a new group is refused.
+	 */
+	KUNIT_ASSERT_EQ(test, kt_answer_join(g->stack_mgid, 0, KT_QKEY,
+					     IB_MTU_2048), 0);
+	KUNIT_ASSERT_EQ(test, kt_answer_join(g->mgid[KT_SO + 1], 0, KT_QKEY,
+					     IB_MTU_2048), 0);
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000,
+					kt_mc_state(priv, g->stack_mgid) ==
+					IPC_MC_JOINED &&
+					kt_mc_state(priv,
+						    g->mgid[KT_SO + 1]) ==
+					IPC_MC_JOINED));
+	spin_lock_bh(&priv->lock);
+	priv->groups_max = g->base + 1;
+	spin_unlock_bh(&priv->lock);
+	msleep(200);
+	kt_mc_xmit_until_evicted(test, priv, g, 0, 5);
+	KUNIT_EXPECT_EQ(test, ipn_stat(priv, mc_evictions), 5u);
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000, kt_mc_count(priv) ==
+					g->base + 1));
+	n = kt_mc_xmit_until_evicted(test, priv, g, 0, 6);
+	KUNIT_EXPECT_EQ(test, n, (int)KT_MC_EVICT_TRIES);
+	KUNIT_EXPECT_EQ(test, ipn_stat(priv, mc_evictions), 5u);
+	KUNIT_EXPECT_EQ(test, kt_mc_state(priv, g->stack_mgid), IPC_MC_JOINED);
+	KUNIT_EXPECT_EQ(test, kt_mc_state(priv, g->mgid[0]), -1);
+	KUNIT_EXPECT_EQ(test, kt_mc_count(priv), g->base + 1);
+
+	/* Down: every group freed and uncounted, every membership left. */
+	rtnl_lock();
+	dev_mc_del(priv->dev, g->stack_hw);
+	dev_close(priv->dev);
+	rtnl_unlock();
+	KUNIT_EXPECT_EQ(test, kt_mc_count(priv), 0u);
+	KUNIT_EXPECT_EQ(test, kt_count_joins(NULL), 0);
+}
+
+/*
+ * Review M3: any unprivileged sendto() to a new group made a send-only
+ * entry and an SA join, without bound. An interface keeps at most
+ * groups_max groups, the broadcast group included. Full of groups whose
+ * joins are out or that the stack joined, a frame to a new group is
+ * dropped as group_table_full and nothing is given up; a group the SA
+ * says is missing gives way (mc_evictions), and once freed the next frame
+ * makes the new one. Send-only memberships in use stay; unused for
+ * evict_idle_ms, one is left and gives way. A group the stack joins at
+ * the cap waits and is joined once room is made; what the stack joined
+ * never gives way. The count never passes the cap, and nothing is left
+ * when the interface goes down.
+ */
+static void sa_group_table_bounded(struct kunit *test)
+{
+	struct ipn_priv *priv = ((struct kt_ctx *)test->priv)->priv;
+	struct kt_groups *g = kunit_kzalloc(test, sizeof(*g), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, g);
+	kt_groups_fill_and_miss(test, priv, g);
+	kt_groups_idle_and_stack(test, priv, g);
+}
+
 /* A light flush (SM change): the event, as ib_core delivers it. */
 static void kt_light_flush(struct ipn_priv *priv)
 {
@@ -2198,6 +2443,7 @@ static struct kunit_case ipn_sa_cases[] = {
 	KUNIT_CASE(sa_path_qpn_change),
 	KUNIT_CASE(sa_path_idle_freed),
 	KUNIT_CASE(sa_path_table_bounded),
+	KUNIT_CASE(sa_group_table_bounded),
 	KUNIT_CASE(sa_rx_mode_diff),
 	KUNIT_CASE(sa_umcast),
 	KUNIT_CASE(sa_allmulti),

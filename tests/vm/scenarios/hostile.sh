@@ -44,6 +44,15 @@
 # evict_idle_ms (10 s), N_EVICT more forged senders make the full table give
 # paths up (path_evictions) instead of being refused for good.
 #
+# The group table (review M3), from a local user: "nobody" in n1, with no
+# capability, sends one datagram to each of HOSTILE_GROUPS new multicast
+# groups through IB1, and each would cost a send-only membership (on
+# InfiniBand an SA join). The module is loaded with groups_max
+# HOSTILE_GROUPS_MAX (256): the table never holds more, the datagrams
+# beyond are counted in drop_group_table_full, and once the memberships
+# are idle for evict_idle_ms (10 s) 64 more groups make the table give
+# some up (mc_evictions). IB1 still pings: the broadcast group stays.
+#
 #  +------------ n1 ------------+             +------------ n2 ------------+
 #  |  $IB1 (ipoib_ng on rxe0)   |             |  $IB2 (ipoib_ng on rxe1)   |
 #  |  10.1.0.1/24  fd00::1/64   |             |  10.1.0.2/24  fd00::2/64   |
@@ -65,6 +74,8 @@
 #   HOSTILE_FRAMES         frames in all, shared out as in the table above
 #   HOSTILE_PATHS_MAX      paths_max to load the module with (default 1024;
 #                          a paths_max= in IPOIB_PARAMS wins)
+#   HOSTILE_GROUPS_MAX     groups_max to load the module with (default 256)
+#   HOSTILE_GROUPS         new groups the local user sends to (default 2000)
 #   HOSTILE_MAX_PATHS      bound on IB1's path table (default: the paths_max
 #                          the module was loaded with)
 #   HOSTILE_MAX_LOST       frames of a kind that may go missing before the
@@ -79,6 +90,8 @@
 #   HOSTILE_PHASE_TIMEOUT  seconds one ud_inject run may take
 HOSTILE_FRAMES=${HOSTILE_FRAMES:-100000}
 HOSTILE_PATHS_MAX=${HOSTILE_PATHS_MAX:-1024}
+HOSTILE_GROUPS_MAX=${HOSTILE_GROUPS_MAX:-256}
+HOSTILE_GROUPS=${HOSTILE_GROUPS:-2000}
 HOSTILE_QKEY=${HOSTILE_QKEY:-0x0000000b}
 HOSTILE_OTHER_PKEY=${HOSTILE_OTHER_PKEY:-0x8001}
 HOSTILE_AHEAD=${HOSTILE_AHEAD:-128}
@@ -110,6 +123,8 @@ EVICT_IDLE_S=10
 
 [[ " ${IPOIB_PARAMS:-} " == *" paths_max="* ]] ||
 	IPOIB_PARAMS="${IPOIB_PARAMS:-} paths_max=$HOSTILE_PATHS_MAX"
+[[ " ${IPOIB_PARAMS:-} " == *" groups_max="* ]] ||
+	IPOIB_PARAMS="${IPOIB_PARAMS:-} groups_max=$HOSTILE_GROUPS_MAX"
 setup_ipoib_netns_pair
 PATHS_MAX=$(< "/sys/module/$IPOIB_NAME/parameters/paths_max")
 HOSTILE_MAX_PATHS=${HOSTILE_MAX_PATHS:-$PATHS_MAX}
@@ -380,6 +395,60 @@ if ((N_SENDERS > 2 * PATHS_MAX)); then
 	wait_for $((30 + EVICT_IDLE_S)) "$IB1 to reach 10.1.0.2 again" ping_works n1 10.1.0.2
 	check_ping n1 10.1.0.2
 fi
+kmsg "a local user sends to $HOSTILE_GROUPS new multicast groups"
+GROUPS_MAX=$(< "/sys/module/$IPOIB_NAME/parameters/groups_max")
+# mc_flood FIRST N: as nobody, without capabilities, one datagram from
+# IB1's address to each of the groups 239.200.0.0 + FIRST .. + N - 1.
+# Prints the datagrams sent and refused.
+mc_flood() {
+	ip netns exec n1 "$(command -v setpriv)" --reuid 65534 --regid 65534 \
+		--clear-groups --inh-caps=-all --bounding-set=-all python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF,
+             socket.inet_aton("10.1.0.1"))
+ok = err = 0
+for i in range(int(sys.argv[1]), int(sys.argv[1]) + int(sys.argv[2])):
+    try:
+        s.sendto(b"x", ("239.200.%d.%d" % (i >> 8 & 255, i & 255), 9))
+        ok += 1
+    except OSError:
+        err += 1
+print(ok, err)
+' "$1" "$2"
+}
+mc_groups() {
+	grep -c . "$(ipoib_debugfs rxe0)/mcg" || true
+}
+snap; for k in "${!C[@]}"; do B[$k]=${C[$k]}; done
+groups0=$(mc_groups)
+out=$(mc_flood 0 "$HOSTILE_GROUPS") || fail "the local user's sender failed: $out"
+read -r sent refused <<< "$out"
+((sent == HOSTILE_GROUPS)) || fail "the local user sent $sent of $HOSTILE_GROUPS datagrams ($refused refused)"
+GROUPS_END=$SECONDS
+sleep 1
+snap
+groups=$(mc_groups)
+log "$HOSTILE_GROUPS datagrams to new groups from nobody: $groups groups ($groups0 before, groups_max $GROUPS_MAX)," \
+	"$(delta drop_group_table_full) dropped at the cap, $(delta mc_evictions) given up"
+((groups <= GROUPS_MAX)) || fail "group table grew to $groups entries, groups_max $GROUPS_MAX"
+((groups >= GROUPS_MAX - 1)) || fail "only $groups groups after $HOSTILE_GROUPS new ones, groups_max $GROUPS_MAX"
+(($(delta drop_group_table_full) >= HOSTILE_GROUPS - GROUPS_MAX)) ||
+	fail "$(delta drop_group_table_full) datagrams dropped at the cap, at least $((HOSTILE_GROUPS - GROUPS_MAX)) expected"
+check_ping n1 10.1.0.2
+left=$((GROUPS_END + EVICT_IDLE_S + 1 - SECONDS))
+((left <= 0)) || sleep "$left"
+snap; for k in "${!C[@]}"; do B[$k]=${C[$k]}; done
+out=$(mc_flood "$HOSTILE_GROUPS" 64) || fail "the local user's sender failed: $out"
+sleep 1
+snap
+groups=$(mc_groups)
+log "64 more groups once idle: mc_evictions +$(delta mc_evictions), drop_group_table_full +$(delta drop_group_table_full), $groups groups"
+(($(delta mc_evictions) >= 1)) || fail "64 new groups to a full table of idle ones: no mc_evictions"
+((groups <= GROUPS_MAX)) || fail "group table grew to $groups entries, groups_max $GROUPS_MAX"
+check_ping n1 10.1.0.2
+check_ping n2 10.1.0.1
+
 paths=$(grep -c . "$(ipoib_debugfs rxe0)/path" || true)
 log "rxe0's path table: $paths entries ($paths0 before, $N_SENDERS + $N_EVICT forged senders, bound $HOSTILE_MAX_PATHS)"
 ((paths <= HOSTILE_MAX_PATHS)) || fail "path table grew to $paths entries, bound $HOSTILE_MAX_PATHS"
