@@ -123,21 +123,73 @@ for c in tx_packets mc_joins path_queries path_evictions drop_loopback drop_queu
 done
 (($(awk '$1 == "mc_joins:" { print $2 }' <<< "$stats") > 0)) || fail "ethtool -S: mc_joins is 0"
 
-# check_arping NS IF ADDR PEER_HWADDR: 3 requests, 3 replies from PEER_HWADDR.
+# arp_capture NS IF FILE: tcpdump of IF's ARP frames into FILE, in the
+# background (its pid in CAP_PID); returns once it listens.
+arp_capture() {
+	ip netns exec "$1" timeout 60 tcpdump -p -l -nn -i "$2" arp > "$3" 2> "$3.err" &
+	CAP_PID=$!
+	wait_for 30 "tcpdump on $2 in $1 to listen" grep -q 'listening on' "$3.err"
+}
+
+# check_arping NS IF ADDR PEER_NS PEER_IF PEER_HWADDR: 3 probes, each
+# answered with the peer's address. A capture at each end, below arping,
+# checks the wire: every ARP request for ADDR that left NS reached the
+# peer once and was answered once, every answer reached NS once. ARP
+# cannot tell which request a reply answers, and arping counts every
+# reply from ADDR to this host: the kernel's own neighbour probes (a
+# request without a target address, which NS's kernel may send to ADDR
+# while arping runs) are answered too, and arping then counts one reply
+# more than it sent probes (seen on 6.12-rt). So arping's count is
+# between 3 and the replies the capture saw arrive.
 check_arping() {
-	local ns=$1 ifc=$2 addr=$3 peer=$4 out rc=0 n
+	local ns=$1 ifc=$2 addr=$3 pns=$4 pifc=$5 peer=$6 out rc=0 n a
+	local here=/tmp/arp-$ns.txt there=/tmp/arp-$pns.txt pid_here pid_there
+	local req_here req_there probes_there rep_there rep_here
+
+	arp_capture "$ns" "$ifc" "$here"
+	pid_here=$CAP_PID
+	arp_capture "$pns" "$pifc" "$there"
+	pid_there=$CAP_PID
 	log "\$ ip netns exec $ns arping -I $ifc -c 3 $addr"
-	out=$(ns_exec "$ns" timeout 30 arping -I "$ifc" -c 3 -w 20 "$addr" 2>&1) || rc=$?
+	out=$(ns_exec "$ns" timeout 30 arping -I "$ifc" -c 3 "$addr" 2>&1) || rc=$?
 	echo "$out"
-	((rc == 0)) || fail "arping $addr from $ns exited $rc"
-	[[ $out == *"Received 3 response(s)"* ]] || fail "arping $addr from $ns: not 3 replies"
+	sleep 1
+	kill -TERM "$pid_here" "$pid_there" 2> /dev/null || true
+	wait "$pid_here" "$pid_there" || true
+	log "capture in $ns:"
+	cat "$here"
+	log "capture in $pns:"
+	cat "$there"
+	a=${addr//./\\.}
+	req_here=$(grep -Ec "Request who-has $a .*, length" "$here" || true)
+	req_there=$(grep -Ec "Request who-has $a .*, length" "$there" || true)
+	# arping's requests carry a target address, the kernel's do not.
+	probes_there=$(grep -Ec "Request who-has $a \(" "$there" || true)
+	rep_there=$(grep -Ec "Reply $a is-at $peer" "$there" || true)
+	rep_here=$(grep -Ec "Reply $a is-at $peer" "$here" || true)
+	log "the wire: $req_here requests from $ns ($probes_there arping's), $req_there reached $pns," \
+		"$rep_there replies, $rep_here reached $ns"
+	[[ $out == *"Sent 3 probes"* ]] || fail "arping $addr from $ns: not 3 probes sent"
+	((probes_there == 3)) || fail "arping $addr from $ns: $probes_there of its 3 requests reached $pns"
+	((req_there == req_here)) || fail "arping $addr from $ns: $req_here requests sent, $req_there reached $pns"
+	((rep_there == req_there)) || fail "arping $addr from $ns: $pns sent $rep_there replies to $req_there requests"
+	((rep_here == rep_there)) || fail "arping $addr from $ns: $rep_here replies reached $ns, $rep_there were sent"
 	n=$(grep -ci "reply from $addr \[${peer}\]" <<< "$out" || true)
-	((n == 3)) || fail "arping $addr from $ns: $n of 3 replies carry the peer's address $peer"
+	[[ $out =~ Received\ ([0-9]+)\ response ]] || fail "arping $addr from $ns: no count of replies"
+	((n == BASH_REMATCH[1])) ||
+		fail "arping $addr from $ns: $n of ${BASH_REMATCH[1]} replies carry the peer's address $peer"
+	((n >= 3 && n <= rep_here)) ||
+		fail "arping $addr from $ns: $n replies to 3 probes, $rep_here on the wire"
+	if ((n > 3)); then
+		log "arping $addr from $ns: counted $n replies, $((n - 3)) of them to the kernel's own probes"
+	elif ((rc != 0)); then
+		fail "arping $addr from $ns exited $rc"
+	fi
 }
 
 kmsg "arping"
-check_arping n1 "$IB1" 10.1.0.2 "$ADDR2"
-check_arping n2 "$IB2" 10.1.0.1 "$ADDR1"
+check_arping n1 "$IB1" 10.1.0.2 n2 "$IB2" "$ADDR2"
+check_arping n2 "$IB2" 10.1.0.1 n1 "$IB1" "$ADDR1"
 
 # check_neigh_is NS IF ADDR HWADDR: the neighbour entry holds HWADDR.
 check_neigh_is() {
