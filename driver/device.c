@@ -209,10 +209,32 @@ static int ipn_stop(struct net_device *dev)
 }
 
 /*
- * TX watchdog recovery: the send queue made no progress for
- * watchdog_timeo. Restart the datapath (QP reset, rings re-posted, groups
- * rejoined); the QPN, and so dev_addr, stays the same.
+ * Restart the datapath (QP reset, rings re-posted, groups rejoined, the
+ * carrier off until the broadcast group is joined again); the QPN, and so
+ * dev_addr, stays the same. why completes "restarting the datapath after"
+ * for the log. Any context.
  */
+void ipn_restart(struct ipn_priv *priv, const char *why)
+{
+	WRITE_ONCE(priv->restart_why, why);
+	queue_work(priv->wq, &priv->restart_work);
+}
+
+/*
+ * The UD QP is in ERR (review M5): an asynchronous fatal event, or a
+ * completion that only a QP in ERR gives (a send or receive error, a
+ * flush while the datapath runs). Nothing is received or sent until it
+ * is reset: counted once, restarted once, however many completions say
+ * so meanwhile. Any context.
+ */
+void ipn_qp_failed(struct ipn_priv *priv)
+{
+	if (test_and_set_bit(0, &priv->qp_failed))
+		return;
+	ipn_inc(priv, qp_errors);
+	ipn_restart(priv, "the queue pair failed (error state)");
+}
+
 void ipn_restart_work(struct work_struct *work)
 {
 	struct ipn_priv *priv = container_of(work, struct ipn_priv,
@@ -220,11 +242,14 @@ void ipn_restart_work(struct work_struct *work)
 
 	rtnl_lock();
 	if (netif_running(priv->dev) && priv->up) {
-		netdev_warn(priv->dev, "restarting the datapath after a transmit timeout\n");
+		netdev_warn(priv->dev, "restarting the datapath after %s\n",
+			    READ_ONCE(priv->restart_why) ?: "a request");
 		ipn_stop(priv->dev);
 		if (ipn_open(priv->dev))
 			dev_close(priv->dev);
 	}
+	/* Reset or closed: a later error asks again. */
+	clear_bit(0, &priv->qp_failed);
 	rtnl_unlock();
 }
 

@@ -26,7 +26,7 @@ static const struct {
 	IPN_COUNTER(cm_rx_packets), IPN_COUNTER(path_stale_answers),
 	IPN_COUNTER(cm_rejects), IPN_COUNTER(cm_stalls),
 	IPN_COUNTER(path_evictions), IPN_COUNTER(sa_reports_refused),
-	IPN_COUNTER(mc_evictions),
+	IPN_COUNTER(mc_evictions), IPN_COUNTER(qp_errors),
 #undef IPN_COUNTER
 };
 

@@ -188,6 +188,27 @@ void ipn_event_handler_unregister(struct ipn_priv *priv)
 	ib_unregister_event_handler(&priv->event_handler);
 }
 
+/*
+ * The UD QP's asynchronous events (review M5). The fatal ones mean the
+ * QP is in ERR: restart. Any context.
+ */
+static void ipn_qp_event(struct ib_event *ev, void *ctx)
+{
+	struct ipn_priv *priv = ctx;
+
+	switch (ev->event) {
+	case IB_EVENT_QP_FATAL:
+	case IB_EVENT_QP_REQ_ERR:
+	case IB_EVENT_QP_ACCESS_ERR:
+		netdev_warn(priv->dev, "queue pair event: %s\n",
+			    ib_event_msg(ev->event));
+		ipn_qp_failed(priv);
+		break;
+	default:
+		break;
+	}
+}
+
 int ipn_verbs_create(struct ipn_priv *priv)
 {
 	struct ib_cq_init_attr cq_attr = {};
@@ -227,6 +248,8 @@ int ipn_verbs_create(struct ipn_priv *priv)
 	qp_attr.cap.max_recv_sge = 1;
 	qp_attr.sq_sig_type = IB_SIGNAL_ALL_WR;
 	qp_attr.qp_type = IB_QPT_UD;
+	qp_attr.event_handler = ipn_qp_event;
+	qp_attr.qp_context = priv;
 	priv->qp = ib_create_qp(priv->pd, &qp_attr);
 	if (IS_ERR(priv->qp)) {
 		ret = PTR_ERR(priv->qp);

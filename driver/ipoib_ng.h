@@ -127,6 +127,7 @@ struct ipn_stats {
 	u64 path_evictions;	/* paths given up: the table was full */
 	u64 sa_reports_refused;	/* SA Reports not from the SM (review M3) */
 	u64 mc_evictions;	/* groups given up: the table was full */
+	u64 qp_errors;		/* the UD QP went to ERR: restarted (M5) */
 	struct u64_stats_sync syncp;	/* last: only u64 counters before it */
 };
 
@@ -481,7 +482,9 @@ struct ipn_priv {
 	struct work_struct flush_work;
 	struct delayed_work tick;	/* earliest core deadline */
 	struct work_struct reap_work;
-	struct work_struct restart_work;	/* TX watchdog recovery */
+	struct work_struct restart_work;	/* TX watchdog, QP error */
+	const char *restart_why;	/* for the log: what asked */
+	unsigned long qp_failed;	/* bit 0: a restart for ERR is queued */
 	struct ib_event_handler event_handler;
 	unsigned long events_pending;	/* bit per enum ipc_event */
 	bool up;			/* QP in RTS, rings live */
@@ -573,6 +576,8 @@ void ipn_dev_set_carrier(struct ipn_priv *priv, bool on);
 void ipn_dev_update_mtu(struct ipn_priv *priv, u32 ib_mtu_bytes);
 extern const struct header_ops ipn_header_ops;
 void ipn_restart_work(struct work_struct *work);
+void ipn_restart(struct ipn_priv *priv, const char *why);
+void ipn_qp_failed(struct ipn_priv *priv);
 
 /* ib.c */
 int ipn_ib_init(void);

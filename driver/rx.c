@@ -195,19 +195,31 @@ static void ipn_rx_one(struct ipn_priv *priv, struct ib_wc *wc, bool drain)
 				   wc->status);
 			ipn_inc(priv, rx_errors);
 		}
+		/*
+		 * An error or a flush outside a drain: the QP is in ERR
+		 * (review M5). Its buffers come back flushed; the restart
+		 * posts the ring again.
+		 */
+		if (!drain)
+			ipn_qp_failed(priv);
 		ipn_rx_unmap(priv, slot);
 		dev_kfree_skb_any(skb);
 		slot->skb = NULL;
 		return;
 	}
 
-	/* Refill first: on failure the old buffer goes back, data dropped. */
+	/*
+	 * Refill first: on failure the old buffer goes back, data dropped.
+	 * A post that fails leaves the ring a slot short for good: only a
+	 * QP that is not in RTS refuses one, so restart (review M5).
+	 */
 	if (unlikely(ipn_rx_alloc(priv, &fresh, GFP_ATOMIC))) {
 		ipn_inc(priv, rx_dropped);
 		if (ipn_rx_post(priv, i)) {
 			ipn_rx_unmap(priv, slot);
 			dev_kfree_skb_any(skb);
 			slot->skb = NULL;
+			ipn_qp_failed(priv);
 		}
 		return;
 	}
@@ -217,6 +229,7 @@ static void ipn_rx_one(struct ipn_priv *priv, struct ib_wc *wc, bool drain)
 		ipn_rx_unmap(priv, slot);
 		dev_kfree_skb_any(slot->skb);
 		slot->skb = NULL;
+		ipn_qp_failed(priv);
 	}
 
 	skb_put(skb, wc->byte_len);

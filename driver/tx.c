@@ -336,6 +336,11 @@ static void ipn_tx_one(struct ipn_priv *priv, struct ib_wc *wc, int budget)
 		ipn_inc(priv, tx_errors);
 		if (cm)
 			ipn_cm_tx_error(priv, cm, wc->qp);
+		else
+			ipn_qp_failed(priv);	/* a UD send error: QP in ERR */
+	} else if (!cm && budget) {
+		/* Flushed in NAPI: the UD QP went to ERR under us (M5). */
+		ipn_qp_failed(priv);
 	}
 	napi_consume_skb(skb, budget);
 	ipn_ah_put(slot->ah);
@@ -434,5 +439,5 @@ void ipn_tx_timeout(struct net_device *dev, unsigned int txqueue)
 	netdev_warn(dev, "transmit timeout: %u sends in flight\n",
 		    priv->tx_head - READ_ONCE(priv->tx_tail));
 	ipn_inc(priv, tx_timeouts);
-	queue_work(priv->wq, &priv->restart_work);
+	ipn_restart(priv, "a transmit timeout");
 }

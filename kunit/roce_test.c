@@ -356,6 +356,79 @@ static void roce_set_address(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, p.sgid_index, index);
 }
 
+/* The UD QP's state, and how many receive slots hold a buffer. */
+static int kt_roce_qp(struct ipn_priv *priv, unsigned int *posted)
+{
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr attr;
+	unsigned int i, n = 0;
+	int ret;
+
+	rtnl_lock();
+	ret = ib_query_qp(priv->qp, &attr, IB_QP_STATE, &init);
+	for (i = 0; priv->rx_ring && i < priv->rx_size; i++)
+		n += !!priv->rx_ring[i].skb;
+	rtnl_unlock();
+	*posted = n;
+	return ret ? ret : attr.qp_state;
+}
+
+/* Wait until the datapath runs again after qp_errors reached want. */
+static bool kt_roce_recovered(struct ipn_priv *priv, u64 want)
+{
+	unsigned int posted = 0;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (ipn_stat(priv, qp_errors) >= want &&
+		    kt_roce_qp(priv, &posted) == IB_QPS_RTS &&
+		    posted == priv->rx_size && netif_carrier_ok(priv->dev) &&
+		    !test_bit(0, &priv->qp_failed))
+			return true;
+		msleep(50);
+	}
+	return false;
+}
+
+/*
+ * Review M5: the UD QP in the error state, which a fatal adapter event or
+ * a completion error puts it in. Before, nothing noticed: the flushed
+ * receive buffers were dropped one by one, the ring emptied and the
+ * interface stayed dead with its carrier on. Now the flush is seen in
+ * NAPI, counted once (qp_errors) and the datapath restarted: the QP back
+ * in RTS with its QPN (the address peers hold), the ring full again, the
+ * carrier on after the broadcast group. The same for the QP's fatal
+ * event.
+ */
+static void roce_qp_error_recovered(struct kunit *test)
+{
+	struct kt_roce *c = test->priv;
+	struct ipn_priv *priv = c->priv;
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	struct ib_event ev = { .device = c->ca, .event = IB_EVENT_QP_FATAL };
+	u8 addr[IPC_ADDR_LEN];
+	unsigned int posted;
+
+	memcpy(addr, priv->dev->dev_addr, IPC_ADDR_LEN);
+	KUNIT_ASSERT_EQ(test, kt_roce_qp(priv, &posted), IB_QPS_RTS);
+	KUNIT_ASSERT_EQ(test, posted, priv->rx_size);
+	KUNIT_ASSERT_EQ(test, ipn_stat(priv, qp_errors), 0u);
+
+	/* The adapter moves the QP to ERR: every posted receive flushes. */
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(priv->qp, &attr, IB_QP_STATE), 0);
+	KUNIT_EXPECT_TRUE(test, kt_roce_recovered(priv, 1));
+	KUNIT_EXPECT_EQ(test, ipn_stat(priv, qp_errors), 1u);
+	KT_EXPECT_MEMEQ(test, priv->dev->dev_addr, addr, IPC_ADDR_LEN);
+
+	/* Its fatal event, as the adapter's driver raises it. */
+	ev.element.qp = priv->qp;
+	priv->qp->event_handler(&ev, priv->qp->qp_context);
+	KUNIT_EXPECT_TRUE(test, kt_roce_recovered(priv, 2));
+	KUNIT_EXPECT_EQ(test, ipn_stat(priv, qp_errors), 2u);
+	KT_EXPECT_MEMEQ(test, priv->dev->dev_addr, addr, IPC_ADDR_LEN);
+	KUNIT_EXPECT_EQ(test, kt_roce_qp(priv, &posted), IB_QPS_RTS);
+}
+
 static struct kunit_case ipn_roce_cases[] = {
 	KUNIT_CASE(roce_child_partition),
 	KUNIT_CASE(roce_cm_req_other_partition),
@@ -365,6 +438,7 @@ static struct kunit_case ipn_roce_cases[] = {
 	KUNIT_CASE(roce_path_routed_ipv4),
 	KUNIT_CASE(roce_path_unreachable),
 	KUNIT_CASE(roce_set_address),
+	KUNIT_CASE(roce_qp_error_recovered),
 	{}
 };
 
