@@ -40,9 +40,10 @@ u32 ipn_addr_qpn(const u8 *addr)
 	return a.qpn;
 }
 
+/* By the GID alone: a peer's addresses share a bucket (IPN_CM_TX_PER_GID). */
 static u32 ipn_cm_key(struct ipn_priv *priv, const u8 *addr)
 {
-	return ipc_addr_hash(addr, priv->hash_seed);
+	return ipc_gid_hash(addr + IPN_ADDR_GID_OFF, priv->hash_seed);
 }
 
 /* ------------------------------------------------------------------ */
@@ -515,14 +516,34 @@ static void ipn_cm_apply(struct ipn_priv *priv, struct ipn_cm_tx *tx,
 	ipn_tick_arm(priv, r->deadline_ms);
 }
 
+/*
+ * The connection to addr, made if need be. NULL: none (no memory, or
+ * cm_tx_max connections, or IPN_CM_TX_PER_GID to addr's GID: review M3),
+ * the frame goes over UD. priv->lock held.
+ */
 static struct ipn_cm_tx *ipn_cm_tx_get(struct ipn_priv *priv, const u8 *addr)
 {
 	u32 key = ipn_cm_key(priv, addr);
+	unsigned int same_gid = 0;
 	struct ipn_cm_tx *tx;
 
-	hash_for_each_possible(priv->cm_tx, tx, node, key)
+	hash_for_each_possible(priv->cm_tx, tx, node, key) {
 		if (ipc_addr_same(tx->addr, addr))
 			return tx;
+		same_gid += !memcmp(tx->addr + IPN_ADDR_GID_OFF,
+				    addr + IPN_ADDR_GID_OFF, IPC_GID_LEN);
+	}
+	if (same_gid >= IPN_CM_TX_PER_GID ||
+	    priv->cm_tx_count >= READ_ONCE(ipn_cm_tx_max)) {
+		ipn_inc(priv, cm_tx_refused);
+		if (!priv->cm_tx_full_told) {
+			priv->cm_tx_full_told = true;
+			netdev_warn(priv->dev, "connected mode: %u connections, %u to %pI6c (cm_tx_max, %d per GID): more go over datagrams (cm_tx_refused)\n",
+				    priv->cm_tx_count, same_gid,
+				    addr + IPN_ADDR_GID_OFF, IPN_CM_TX_PER_GID);
+		}
+		return NULL;
+	}
 	tx = ipn_fault() ? NULL : kzalloc(sizeof(*tx), GFP_ATOMIC);
 	if (!tx)
 		return NULL;
@@ -534,6 +555,7 @@ static struct ipn_cm_tx *ipn_cm_tx_get(struct ipn_priv *priv, const u8 *addr)
 	INIT_LIST_HEAD(&tx->work);
 	atomic_set(&tx->inflight, 0);
 	hash_add(priv->cm_tx, &tx->node, key);
+	priv->cm_tx_count++;
 	return tx;
 }
 
@@ -855,6 +877,9 @@ static void ipn_cm_tx_run(struct ipn_priv *priv, struct ipn_cm_tx *tx, u32 ops)
 	if (ops & IPN_OP_FREE) {
 		ipn_cm_disconnect(priv, tx);
 		kfree(tx);
+		spin_lock_bh(&priv->lock);
+		priv->cm_tx_count--;
+		spin_unlock_bh(&priv->lock);
 	}
 }
 

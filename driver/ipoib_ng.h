@@ -48,6 +48,7 @@ bool ipn_kunit_fault(void);
 
 enum {
 	IPN_PSEUDO_LEN = IPC_ADDR_LEN,	/* daddr (TX) or saddr (RX) */
+	IPN_ADDR_GID_OFF = 4,		/* the GID in an address (s9.1.1) */
 	IPN_HARD_LEN = IPN_PSEUDO_LEN + IPC_HDR_LEN,
 	IPN_RX_RESERVE = IPN_PSEUDO_LEN,	/* headroom before the GRH */
 	IPN_MAX_IB_MTU = 4096,
@@ -100,6 +101,7 @@ extern unsigned int ipn_rejoin_spread_ms;
 extern bool ipn_create_broadcast;
 extern unsigned int ipn_sendonly_idle_ms;
 extern unsigned int ipn_cm_rx_max;
+extern unsigned int ipn_cm_tx_max;
 extern unsigned int ipn_paths_max;
 extern unsigned int ipn_groups_max;
 extern bool ipn_promisc_allmulti;
@@ -128,6 +130,7 @@ struct ipn_stats {
 	u64 sa_reports_refused;	/* SA Reports not from the SM (review M3) */
 	u64 mc_evictions;	/* groups given up: the table was full */
 	u64 qp_errors;		/* the UD QP went to ERR: restarted (M5) */
+	u64 cm_tx_refused;	/* to UD: connection table full (M3) */
 	struct u64_stats_sync syncp;	/* last: only u64 counters before it */
 };
 
@@ -318,6 +321,13 @@ enum {
 	IPN_CM_MAX_PAGES = 17,		/* SGEs of one SRQ receive */
 	IPN_CM_SRQ_MAX = 256,		/* SRQ entries at most */
 	IPN_CM_HASH_BITS = 8,
+	/*
+	 * Connections we make to one peer GID at most (review M3): an
+	 * address is QPN and GID, and a peer with several interfaces on a
+	 * port has several QPNs; one that answers ARP with ever new QPNs
+	 * gets no more.
+	 */
+	IPN_CM_TX_PER_GID = 4,
 };
 
 /*
@@ -515,6 +525,8 @@ struct ipn_priv {
 	DECLARE_HASHTABLE(cm_rx_qps, IPN_CM_HASH_BITS);
 	struct list_head cm_rx;
 	unsigned int cm_rx_count;	/* on cm_rx; at most ipn_cm_rx_max */
+	unsigned int cm_tx_count;	/* made, dead ones too; ipn_cm_tx_max */
+	bool cm_tx_full_told;		/* the log said the table filled */
 	struct list_head cm_rx_dead;
 	struct list_head cm_work;
 	wait_queue_head_t cm_wait;	/* a connection's sends completed */

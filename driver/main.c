@@ -24,6 +24,12 @@ module_param_named(cm_rx_max, ipn_cm_rx_max, uint, 0644);
 MODULE_PARM_DESC(cm_rx_max,
 		 "Connected mode: connections peers may hold to one interface; REQs beyond are rejected and counted in cm_rejects (default 512)");
 
+unsigned int ipn_cm_tx_max = 1024;
+/* Review M3: a peer answering ARP with ever new QPNs costs a QP each. */
+module_param_named(cm_tx_max, ipn_cm_tx_max, uint, 0644);
+MODULE_PARM_DESC(cm_tx_max,
+		 "Connected mode: connections one interface makes at most (4 per peer GID); beyond, packets go over datagrams and are counted in cm_tx_refused (default 1024)");
+
 bool ipn_create_broadcast;
 module_param_named(create_broadcast, ipn_create_broadcast, bool, 0644);
 MODULE_PARM_DESC(create_broadcast,

@@ -19,6 +19,8 @@
  *      at most 6 times, the ring drains, the queue runs again.
  *   4. cm_dead_peer_stall: the raw peer's QP never leaves RESET, so no
  *      send is ever acknowledged: the stall check breaks the connection.
+ *   5. cm_tx_bounded: A sends to B's GID under ever new QPNs: at most
+ *      cm_tx_max connections, and IPN_CM_TX_PER_GID to one GID.
  */
 #define IPN_KUNIT 1
 #include <linux/delay.h>
@@ -81,6 +83,7 @@ struct kt_cm {
 	bool tapped;
 	atomic_t from_b, from_b2;
 	unsigned int rx_max;		/* ipn_cm_rx_max as found */
+	unsigned int tx_max;		/* ipn_cm_tx_max as found */
 	u8 to[IPC_ADDR_LEN];		/* where the case sends, C bit set */
 	u64 want_sent;			/* cm_tx_packets kt_a_sending waits for */
 };
@@ -546,6 +549,7 @@ static int kt_cm_init(struct kunit *test)
 	atomic_set(&c->from_b, 0);
 	atomic_set(&c->from_b2, 0);
 	c->rx_max = ipn_cm_rx_max;
+	c->tx_max = ipn_cm_tx_max;
 	test->priv = c;
 	c->ca = ipn_kunit_get_ibdev(test);
 	c->peer_ca = kt_peer_ibdev(test);
@@ -568,6 +572,7 @@ static void kt_cm_exit(struct kunit *test)
 	kt_if_destroy(c->a);
 	kt_peer_stop(&c->peer);
 	ipn_cm_rx_max = c->rx_max;
+	ipn_cm_tx_max = c->tx_max;
 	if (c->peer_ca)
 		ib_device_put(c->peer_ca);
 	if (c->ca)
@@ -784,11 +789,93 @@ static void cm_dead_peer_stall(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kt_peer_seen(&c->peer).errors, 0);
 }
 
+/* Poll cond every 20 ms for ms at most; its last value. */
+#define kt_until(ms, cond) ({						\
+	unsigned long __end = jiffies + msecs_to_jiffies(ms);		\
+	bool __ok;							\
+	while (!(__ok = (cond)) && time_before(jiffies, __end))	\
+		msleep(20);						\
+	__ok;								\
+})
+
+/* A's connections to gid (dead ones are off the hash already). */
+static unsigned int kt_tx_to_gid(struct ipn_priv *priv, const u8 *gid)
+{
+	struct ipn_cm_tx *tx;
+	unsigned int n = 0;
+	int b;
+
+	spin_lock_bh(&priv->lock);
+	hash_for_each(priv->cm_tx, b, tx, node)
+		n += !memcmp(tx->addr + IPN_ADDR_GID_OFF, gid, IPC_GID_LEN);
+	spin_unlock_bh(&priv->lock);
+	return n;
+}
+
+/* B's address with QPN qpn: what a peer answering ARP with it claims. */
+static void kt_b_qpn(u8 *hw, const u8 *b_addr, u32 qpn)
+{
+	memcpy(hw, b_addr, IPC_ADDR_LEN);
+	hw[1] = qpn >> 16;
+	hw[2] = qpn >> 8;
+	hw[3] = qpn;
+}
+
+/*
+ * Review M3: every peer address with the C bit got a connection of its
+ * own, an RC QP with a send queue of tx_size, so a peer answering ARP
+ * with ever new QPNs on its one GID made A open connection after
+ * connection. A keeps at most cm_tx_max connections and
+ * IPN_CM_TX_PER_GID to one GID; beyond, frames go over datagrams
+ * (cm_tx_refused) and no connection is made.
+ */
+static void cm_tx_bounded(struct kunit *test)
+{
+	struct kt_cm *c = test->priv;
+	struct ipn_priv *a = c->a, *b;
+	u8 hw[IPC_ADDR_LEN];
+	const u8 *gid;
+	int q;
+
+	b = kt_cm_if(test, c->peer_ca, &c->b);
+	gid = b->dev->dev_addr + IPN_ADDR_GID_OFF;
+	ipn_cm_tx_max = 2;	/* kt_cm_exit restores it */
+	ipn_kunit_xmit(a, b->dev->dev_addr, KT_IP_B);
+	KUNIT_ASSERT_TRUE_MSG(test,
+			      kt_until(KT_CONNECT_MS, kt_tx_to_gid(a, gid) == 1),
+			      "A made no connection to B");
+
+	/* The table's cap: one more address, then none. */
+	for (q = 0; q < 2; q++) {
+		kt_b_qpn(hw, b->dev->dev_addr, 0x100 + q);
+		ipn_kunit_xmit(a, hw, KT_IP_B);
+	}
+	KUNIT_EXPECT_TRUE(test, kt_until(2000, ipn_stat(a, cm_tx_refused) >= 1));
+	KUNIT_EXPECT_EQ(test, kt_tx_to_gid(a, gid), 2u);
+	KUNIT_EXPECT_EQ(test, ipn_stat(a, cm_tx_refused), 1u);
+	KUNIT_EXPECT_EQ(test, kt_conn(a, hw).state, -1);
+
+	/* The GID's cap: two more, then none, the table's cap aside. */
+	ipn_cm_tx_max = 1024;
+	for (q = 1; q < 6; q++) {
+		kt_b_qpn(hw, b->dev->dev_addr, 0x100 + q);
+		ipn_kunit_xmit(a, hw, KT_IP_B);
+	}
+	KUNIT_EXPECT_TRUE(test, kt_until(2000, ipn_stat(a, cm_tx_refused) >= 4));
+	KUNIT_EXPECT_EQ(test, kt_tx_to_gid(a, gid),
+			(unsigned int)IPN_CM_TX_PER_GID);
+	KUNIT_EXPECT_EQ(test, ipn_stat(a, cm_tx_refused), 4u);
+	KUNIT_EXPECT_EQ(test, kt_conn(a, hw).state, -1);
+	/* The first connection, B's own, was never touched. */
+	KUNIT_EXPECT_GE(test, kt_conn(a, b->dev->dev_addr).state, 0);
+}
+
 static struct kunit_case ipn_cm_cases[] = {
 	KUNIT_CASE(cm_accept_and_cap),
 	KUNIT_CASE(cm_rx_idle_reaped),
 	KUNIT_CASE(cm_rnr_hostile_peer),
 	KUNIT_CASE(cm_dead_peer_stall),
+	KUNIT_CASE(cm_tx_bounded),
 	{}
 };
 

@@ -22,6 +22,7 @@ unsigned int ipn_rejoin_spread_ms;	/* rejoin at once: tests are not a fabric */
 bool ipn_create_broadcast;		/* set by the case that creates */
 unsigned int ipn_sendonly_idle_ms = 60000;
 unsigned int ipn_cm_rx_max = 512;
+unsigned int ipn_cm_tx_max = 1024;
 unsigned int ipn_paths_max = IPN_PATHS_DEFAULT;
 unsigned int ipn_groups_max = IPN_GROUPS_DEFAULT;
 bool ipn_promisc_allmulti;		/* set by the case that needs it */
