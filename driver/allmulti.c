@@ -94,7 +94,14 @@ static void ipn_am_group(struct ipn_priv *priv, const u8 *mgid, bool join)
 		return;
 	mc = ipn_mcast_find(priv, mgid);
 	if (join) {
-		mc = mc ?: ipn_mcast_get(priv, mgid, IPC_SCOPE_LINK);
+		/*
+		 * Review M3: NonMember groups, which the fabric creates and
+		 * nothing here evicts while joined, take at most half the
+		 * table; the stack's and send-only groups keep the rest.
+		 */
+		if (!mc && priv->am.groups >= priv->groups_max / 2)
+			return;
+		mc = mc ?: ipn_mcast_get(priv, mgid, IPC_SCOPE_LINK, false);
 		/* A full table: this group is not followed (said once). */
 		if (IS_ERR(mc) || (mc->st.want & IPC_JOIN_NON))
 			return;

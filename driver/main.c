@@ -108,7 +108,7 @@ MODULE_PARM_DESC(paths_max,
 /* Review M3: read when an interface is made (priv->groups_max). */
 module_param_cb(groups_max, &ipn_groups_max_ops, &ipn_groups_max, 0444);
 MODULE_PARM_DESC(groups_max,
-		 "Multicast groups one interface keeps at most, the broadcast group aside, 16..65536 (default 4096); at the cap, a packet to a new group is dropped (drop_group_table_full), a stack group waits, and an idle send-only or failed group gives way (mc_evictions)");
+		 "Multicast groups one interface keeps at most, the broadcast group included (never refused), 16..65536 (default 4096); at the cap, a packet to a new group is dropped (drop_group_table_full), a stack group waits, and an idle send-only or failed group gives way (mc_evictions)");
 
 bool ipn_promisc_allmulti;
 /* Review M3: tcpdump's IFF_PROMISC must not join every group of a fabric. */

@@ -4,8 +4,8 @@
  * (ndo_set_rx_mode diffed in a work) and send-only groups created by
  * egress (RFC 4391 s10). The core's group machine decides; this file
  * keeps the entries, their queues and runs the backend operations.
- * At most priv->groups_max of them exist besides the broadcast group,
- * counting those waiting to be freed (review M3).
+ * At most priv->groups_max of them exist, counting those waiting to be
+ * freed and the broadcast group, which is never refused (review M3).
  */
 #include <linux/slab.h>
 #include <linux/rtnetlink.h>
@@ -93,7 +93,8 @@ static void ipn_mcast_evict(struct ipn_priv *priv, u64 now, bool whole)
 /* How a new group finds room (__ipn_mcast_get()). */
 enum ipn_mc_room {
 	IPN_MC_UNCAPPED,	/* the broadcast group: always */
-	IPN_MC_SCAN,		/* xmit, notices: a bounded eviction scan */
+	IPN_MC_NO_ROOM,		/* the all-multicast mode: none is made */
+	IPN_MC_SCAN,		/* xmit: a bounded eviction scan */
 	IPN_MC_SCAN_ALL,	/* the stack's groups: the whole table */
 };
 
@@ -111,7 +112,9 @@ static struct ipn_mcast *__ipn_mcast_get(struct ipn_priv *priv,
 			netdev_warn(priv->dev, "%u multicast groups, the most it keeps (groups_max): new groups wait, their packets are dropped, until idle or failed ones make room (drop_group_table_full)\n",
 				    priv->mc_count);
 		}
-		ipn_mcast_evict(priv, ipn_now_ms(), room == IPN_MC_SCAN_ALL);
+		if (room != IPN_MC_NO_ROOM)
+			ipn_mcast_evict(priv, ipn_now_ms(),
+					room == IPN_MC_SCAN_ALL);
 		return ERR_PTR(-ENOSPC);
 	}
 	mc = ipn_fault() ? NULL : kzalloc(sizeof(*mc), GFP_ATOMIC);
@@ -132,13 +135,16 @@ static struct ipn_mcast *__ipn_mcast_get(struct ipn_priv *priv,
  * Find or create the group mgid. scope is the IP group's scope (RFC 4391
  * s10 routing decision), IPC_SCOPE_LINK when unknown. priv->lock held.
  * ERR_PTR(-ENOMEM), or ERR_PTR(-ENOSPC) when the table holds groups_max
- * groups (review M3): then one the core lets go, if any, is torn down;
- * the caller drops its packet or waits (a stack group: mc_stack_waiting).
+ * groups (review M3): then, with make_room, one the core lets go, if any,
+ * is torn down for the caller's next try (xmit: the stack retransmits).
+ * A caller that does not try again (a notice of the all-multicast mode)
+ * passes false: an eviction would buy it nothing.
  */
 struct ipn_mcast *ipn_mcast_get(struct ipn_priv *priv, const u8 *mgid,
-				u8 scope)
+				u8 scope, bool make_room)
 {
-	return __ipn_mcast_get(priv, mgid, scope, IPN_MC_SCAN);
+	return __ipn_mcast_get(priv, mgid, scope,
+			       make_room ? IPN_MC_SCAN : IPN_MC_NO_ROOM);
 }
 
 /* Whether mgid is an all-routers group (224.0.0.2, ff02::2). */

@@ -1971,6 +1971,71 @@ static void kt_fsa_recv(struct ib_mad_agent *agent,
 }
 
 /*
+ * Review M3: in the all-multicast mode every group the SA announces with
+ * this link's signature becomes a NonMember membership, which nothing
+ * here evicts while joined: anyone in the partition who creates groups
+ * would fill the table and starve the stack's groups. They take at most
+ * half of groups_max; beyond, a notice is not followed, and no other
+ * group is given up for it (a notice is not retried).
+ */
+static void sa_allmulti_groups_bounded(struct kunit *test)
+{
+	struct ipn_priv *priv = ((struct kt_ctx *)test->priv)->priv;
+	u8 (*g)[16] = kunit_kzalloc(test, 12 * 16, GFP_KERNEL);
+	int i, sub66, sub67, table, followed = 0;
+	unsigned int am_groups;
+	u8 ip[4] = { 239, 2, 0, 0 };
+
+	KUNIT_ASSERT_NOT_NULL(test, g);
+	kt_join_bcast(test, priv);
+	spin_lock_bh(&priv->lock);
+	priv->groups_max = 16;
+	spin_unlock_bh(&priv->lock);
+	rtnl_lock();
+	KUNIT_ASSERT_EQ(test, dev_set_allmulti(priv->dev, 1), 0);
+	rtnl_unlock();
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_sa.n_mads == 3));
+	sub66 = kt_find_mad(0x02, IB_SA_ATTR_INFORM_INFO, 0);
+	sub67 = kt_find_mad(0x02, IB_SA_ATTR_INFORM_INFO, 1);
+	table = kt_find_mad(0x12, IB_SA_ATTR_MC_MEMBER_REC, 0);
+	KUNIT_ASSERT_GE(test, sub66, 0);
+	KUNIT_ASSERT_GE(test, sub67, 0);
+	KUNIT_ASSERT_GE(test, table, 0);
+	kt_am_answer(priv, sub66, NULL, 0, 0);
+	kt_am_answer(priv, sub67, NULL, 0, 0);
+	kt_am_answer(priv, table, NULL, 0, 0);
+
+	/* Twelve groups created on the fabric, one notice each. */
+	for (i = 0; i < 12; i++) {
+		ip[3] = i;
+		ipc_mgid_from_ipv4(ip, priv->ifid.bcast_gid, g[i]);
+		kt_am_notice(test, priv, IPC_TRAP_MCG_CREATED, g[i]);
+	}
+	kt_settle(priv);
+	spin_lock_bh(&priv->lock);
+	am_groups = priv->am.groups;
+	spin_unlock_bh(&priv->lock);
+	for (i = 0; i < 12; i++)
+		followed += kt_count_joins_state(g[i], IPC_JOIN_NON);
+	KUNIT_EXPECT_EQ(test, am_groups, 8u);
+	KUNIT_EXPECT_EQ(test, followed, 8);
+	KUNIT_EXPECT_EQ(test, kt_mc_state(priv, g[11]), -1);
+	KUNIT_EXPECT_EQ(test, ipn_stat(priv, mc_evictions), 0u);
+	KUNIT_EXPECT_LE(test, priv->mc_count, priv->groups_max);
+
+	/* One deleted: its room goes to the next notice. */
+	kt_am_notice(test, priv, IPC_TRAP_MCG_DELETED, g[0]);
+	kt_am_notice(test, priv, IPC_TRAP_MCG_CREATED, g[11]);
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000,
+					kt_count_joins_state(g[11],
+							     IPC_JOIN_NON) ==
+					1));
+	rtnl_lock();
+	dev_set_allmulti(priv->dev, -1);
+	rtnl_unlock();
+}
+
+/*
  * allmulti.c's MAD agents for real, over soft-RoCE: the interface on rxe0
  * registers its request agent and the port's Report agent; rxe1, as the
  * SA would, sends a Report(Notice) of a new group to rxe0's QP 1. The
@@ -2467,6 +2532,7 @@ static struct kunit_case ipn_sa_cases[] = {
 	KUNIT_CASE(sa_rx_mode_diff),
 	KUNIT_CASE(sa_umcast),
 	KUNIT_CASE(sa_allmulti),
+	KUNIT_CASE(sa_allmulti_groups_bounded),
 	KUNIT_CASE(sa_allmulti_mad_agents),
 	KUNIT_CASE(sa_groups_wait_for_bcast),
 	KUNIT_CASE(sa_tx_decisions),
