@@ -229,7 +229,9 @@ void ipn_restart(struct ipn_priv *priv, const char *why)
  */
 void ipn_qp_failed(struct ipn_priv *priv)
 {
-	if (test_and_set_bit(0, &priv->qp_failed))
+	/* Bit 1: the interface is being freed, its workqueue going. */
+	if (test_bit(1, &priv->qp_failed) ||
+	    test_and_set_bit(0, &priv->qp_failed))
 		return;
 	ipn_inc(priv, qp_errors);
 	ipn_restart(priv, "the queue pair failed (error state)");
@@ -245,11 +247,16 @@ void ipn_restart_work(struct work_struct *work)
 		netdev_warn(priv->dev, "restarting the datapath after %s\n",
 			    READ_ONCE(priv->restart_why) ?: "a request");
 		ipn_stop(priv->dev);
+		/*
+		 * The QP is in RESET, NAPI off: an error of the QP reopened
+		 * next must queue this work again.
+		 */
+		clear_bit(0, &priv->qp_failed);
 		if (ipn_open(priv->dev))
 			dev_close(priv->dev);
+	} else {
+		clear_bit(0, &priv->qp_failed);
 	}
-	/* Reset or closed: a later error asks again. */
-	clear_bit(0, &priv->qp_failed);
 	rtnl_unlock();
 }
 
@@ -1033,6 +1040,7 @@ static void ipn_dev_free_priv(struct net_device *dev)
 
 	if (priv->wq) {
 		ipn_event_handler_unregister(priv);	/* it queues works */
+		set_bit(1, &priv->qp_failed);	/* so does the QP's handler */
 		cancel_delayed_work_sync(&priv->rx_mode_work);	/* timers */
 		cancel_delayed_work_sync(&priv->announce_work);
 		destroy_workqueue(priv->wq);	/* runs what was queued */

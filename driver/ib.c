@@ -475,7 +475,7 @@ static void ipn_qp_repkey(struct ipn_priv *priv)
 	if (ipn_qp_up(priv)) {
 		/* As after a TX timeout: stop and open again, or close. */
 		netdev_warn(priv->dev, "cannot bring the QP up on the new P_Key index\n");
-		queue_work(priv->wq, &priv->restart_work);
+		ipn_restart(priv, "a P_Key change that failed");
 	}
 	napi_enable(&priv->rx_napi);
 	napi_enable(&priv->tx_napi);

@@ -494,7 +494,8 @@ struct ipn_priv {
 	struct work_struct reap_work;
 	struct work_struct restart_work;	/* TX watchdog, QP error */
 	const char *restart_why;	/* for the log: what asked */
-	unsigned long qp_failed;	/* bit 0: a restart for ERR is queued */
+	/* bit 0: a restart for ERR is queued; 1: being freed, no more */
+	unsigned long qp_failed;
 	struct ib_event_handler event_handler;
 	unsigned long events_pending;	/* bit per enum ipc_event */
 	bool up;			/* QP in RTS, rings live */
