@@ -221,16 +221,22 @@ TOTAL=0
 INJECT_MS=0
 declare -A SENT
 
-# inject KIND N [ud_inject options]: send N frames of KIND at IB1 and wait
-# for the counters to settle. B holds them before, C after.
-inject() {
-	local kind=$1 n=$2 out rc=0 t0 sent k
-	shift 2
+# mark: B = the counters now (snap), what delta counts from.
+mark() {
+	local k
 	snap
 	B=()
 	for k in "${!C[@]}"; do
 		B[$k]=${C[$k]}
 	done
+}
+
+# inject KIND N [ud_inject options]: send N frames of KIND at IB1 and wait
+# for the counters to settle. B holds them before, C after.
+inject() {
+	local kind=$1 n=$2 out rc=0 t0 sent
+	shift 2
+	mark
 	t0=$(date +%s%3N)
 	out=$(timeout "$HOSTILE_PHASE_TIMEOUT" "$INJECT" "${INJECT_ARGS[@]}" "--$kind" "$n" "$@" 2>&1) || rc=$?
 	INJECT_MS=$((INJECT_MS + $(date +%s%3N) - t0))
@@ -420,7 +426,7 @@ print(ok, err)
 mc_groups() {
 	grep -c . "$(ipoib_debugfs rxe0)/mcg" || true
 }
-snap; for k in "${!C[@]}"; do B[$k]=${C[$k]}; done
+mark
 groups0=$(mc_groups)
 out=$(mc_flood 0 "$HOSTILE_GROUPS") || fail "the local user's sender failed: $out"
 read -r sent refused <<< "$out"
@@ -438,7 +444,7 @@ log "$HOSTILE_GROUPS datagrams to new groups from nobody: $groups groups ($group
 check_ping n1 10.1.0.2
 left=$((GROUPS_END + EVICT_IDLE_S + 1 - SECONDS))
 ((left <= 0)) || sleep "$left"
-snap; for k in "${!C[@]}"; do B[$k]=${C[$k]}; done
+mark
 out=$(mc_flood "$HOSTILE_GROUPS" 64) || fail "the local user's sender failed: $out"
 sleep 1
 snap
