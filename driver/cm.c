@@ -40,12 +40,6 @@ u32 ipn_addr_qpn(const u8 *addr)
 	return a.qpn;
 }
 
-/* By the GID alone: a peer's addresses share a bucket (IPN_CM_TX_PER_GID). */
-static u32 ipn_cm_key(struct ipn_priv *priv, const u8 *addr)
-{
-	return ipc_gid_hash(addr + IPN_ADDR_GID_OFF, priv->hash_seed);
-}
-
 /* ------------------------------------------------------------------ */
 /* The shared receive queue                                             */
 /* ------------------------------------------------------------------ */
@@ -523,7 +517,8 @@ static void ipn_cm_apply(struct ipn_priv *priv, struct ipn_cm_tx *tx,
  */
 static struct ipn_cm_tx *ipn_cm_tx_get(struct ipn_priv *priv, const u8 *addr)
 {
-	u32 key = ipn_cm_key(priv, addr);
+	/* By the GID alone: a peer's addresses share a bucket. */
+	u32 key = ipn_gid_key(priv, addr + IPN_ADDR_GID_OFF);
 	unsigned int same_gid = 0;
 	struct ipn_cm_tx *tx;
 

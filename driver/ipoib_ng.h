@@ -106,6 +106,9 @@ extern unsigned int ipn_paths_max;
 extern unsigned int ipn_groups_max;
 extern bool ipn_promisc_allmulti;
 
+/* The hash key of a GID (paths, groups, connections by peer GID). */
+#define ipn_gid_key(priv, gid) ipc_gid_hash(gid, (priv)->hash_seed)
+
 /* sendonly_idle_ms as the multicast machine takes it: at least 1 s. */
 static inline u32 ipn_sendonly_idle(void)
 {

@@ -11,18 +11,13 @@
 #include <linux/rtnetlink.h>
 #include "ipoib_ng.h"
 
-static u32 ipn_mcast_key(struct ipn_priv *priv, const u8 *mgid)
-{
-	return ipc_gid_hash(mgid, priv->hash_seed);
-}
-
 /* The group mgid, or NULL. priv->lock held. */
 struct ipn_mcast *ipn_mcast_find(struct ipn_priv *priv, const u8 *mgid)
 {
 	struct ipn_mcast *mc;
 
 	hash_for_each_possible(priv->mc_hash, mc, node,
-			       ipn_mcast_key(priv, mgid))
+			       ipn_gid_key(priv, mgid))
 		if (!memcmp(mc->mgid, mgid, IPC_GID_LEN))
 			return mc;
 	return NULL;
@@ -34,7 +29,7 @@ static void ipn_mcast_rename(struct ipn_priv *priv, struct ipn_mcast *mc,
 {
 	hash_del(&mc->node);
 	memcpy(mc->mgid, mgid, IPC_GID_LEN);
-	hash_add(priv->mc_hash, &mc->node, ipn_mcast_key(priv, mgid));
+	hash_add(priv->mc_hash, &mc->node, ipn_gid_key(priv, mgid));
 }
 
 /*
@@ -126,7 +121,7 @@ static struct ipn_mcast *__ipn_mcast_get(struct ipn_priv *priv,
 	skb_queue_head_init(&mc->queue);
 	INIT_LIST_HEAD(&mc->work);
 	list_add_tail(&mc->list, &priv->mcasts);
-	hash_add(priv->mc_hash, &mc->node, ipn_mcast_key(priv, mgid));
+	hash_add(priv->mc_hash, &mc->node, ipn_gid_key(priv, mgid));
 	priv->mc_count++;
 	return mc;
 }

@@ -9,18 +9,13 @@
 #include <linux/slab.h>
 #include "ipoib_ng.h"
 
-static u32 ipn_path_key(struct ipn_priv *priv, const u8 *gid)
-{
-	return ipc_gid_hash(gid, priv->hash_seed);
-}
-
 /* The path to gid, or NULL. priv->lock held. */
 struct ipn_path *ipn_path_find(struct ipn_priv *priv, const u8 *gid)
 {
 	struct ipn_path *path;
 
 	hash_for_each_possible(priv->paths, path, node,
-			       ipn_path_key(priv, gid))
+			       ipn_gid_key(priv, gid))
 		if (!memcmp(path->gid, gid, IPC_GID_LEN))
 			return path;
 	return NULL;
@@ -82,7 +77,7 @@ static void ipn_path_evict(struct ipn_priv *priv, u64 now)
  */
 struct ipn_path *ipn_path_get(struct ipn_priv *priv, const u8 *gid, u64 now)
 {
-	u32 key = ipn_path_key(priv, gid);
+	u32 key = ipn_gid_key(priv, gid);
 	struct ipn_path *path = ipn_path_find(priv, gid);
 
 	if (path)
