@@ -229,9 +229,9 @@ void ipn_restart(struct ipn_priv *priv, const char *why)
  */
 void ipn_qp_failed(struct ipn_priv *priv)
 {
-	/* Bit 1: the interface is being freed, its workqueue going. */
-	if (test_bit(1, &priv->qp_failed) ||
-	    test_and_set_bit(0, &priv->qp_failed))
+	/* Being freed: the workqueue is going. */
+	if (test_bit(IPN_QP_FREEING, &priv->qp_failed) ||
+	    test_and_set_bit(IPN_QP_RESTART_QUEUED, &priv->qp_failed))
 		return;
 	ipn_inc(priv, qp_errors);
 	ipn_restart(priv, "the queue pair failed (error state)");
@@ -251,11 +251,11 @@ void ipn_restart_work(struct work_struct *work)
 		 * The QP is in RESET, NAPI off: an error of the QP reopened
 		 * next must queue this work again.
 		 */
-		clear_bit(0, &priv->qp_failed);
+		clear_bit(IPN_QP_RESTART_QUEUED, &priv->qp_failed);
 		if (ipn_open(priv->dev))
 			dev_close(priv->dev);
 	} else {
-		clear_bit(0, &priv->qp_failed);
+		clear_bit(IPN_QP_RESTART_QUEUED, &priv->qp_failed);
 	}
 	rtnl_unlock();
 }
@@ -1040,7 +1040,8 @@ static void ipn_dev_free_priv(struct net_device *dev)
 
 	if (priv->wq) {
 		ipn_event_handler_unregister(priv);	/* it queues works */
-		set_bit(1, &priv->qp_failed);	/* so does the QP's handler */
+		/* So does the QP's handler. */
+		set_bit(IPN_QP_FREEING, &priv->qp_failed);
 		cancel_delayed_work_sync(&priv->rx_mode_work);	/* timers */
 		cancel_delayed_work_sync(&priv->announce_work);
 		destroy_workqueue(priv->wq);	/* runs what was queued */

@@ -497,8 +497,7 @@ struct ipn_priv {
 	struct work_struct reap_work;
 	struct work_struct restart_work;	/* TX watchdog, QP error */
 	const char *restart_why;	/* for the log: what asked */
-	/* bit 0: a restart for ERR is queued; 1: being freed, no more */
-	unsigned long qp_failed;
+	unsigned long qp_failed;	/* IPN_QP_* bits */
 	struct ib_event_handler event_handler;
 	unsigned long events_pending;	/* bit per enum ipc_event */
 	bool up;			/* QP in RTS, rings live */
@@ -591,6 +590,12 @@ void ipn_setup(struct net_device *dev);
 void ipn_dev_set_carrier(struct ipn_priv *priv, bool on);
 void ipn_dev_update_mtu(struct ipn_priv *priv, u32 ib_mtu_bytes);
 extern const struct header_ops ipn_header_ops;
+/* priv->qp_failed: the UD QP's error restart (review M5). */
+enum {
+	IPN_QP_RESTART_QUEUED,	/* a restart for ERR is queued */
+	IPN_QP_FREEING,		/* the interface is being freed: none more */
+};
+
 void ipn_restart_work(struct work_struct *work);
 void ipn_restart(struct ipn_priv *priv, const char *why);
 void ipn_qp_failed(struct ipn_priv *priv);

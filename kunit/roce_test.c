@@ -383,7 +383,7 @@ static bool kt_roce_recovered(struct ipn_priv *priv, u64 want)
 		if (ipn_stat(priv, qp_errors) >= want &&
 		    kt_roce_qp(priv, &posted) == IB_QPS_RTS &&
 		    posted == priv->rx_size && netif_carrier_ok(priv->dev) &&
-		    !test_bit(0, &priv->qp_failed))
+		    !test_bit(IPN_QP_RESTART_QUEUED, &priv->qp_failed))
 			return true;
 		msleep(50);
 	}
