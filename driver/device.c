@@ -173,6 +173,12 @@ out:
 	return ret;
 }
 
+static void ipn_restart_clear(struct ipn_priv *priv)
+{
+	clear_bit(IPN_QP_RESTART_DELAYED, &priv->qp_failed);
+	clear_bit(IPN_QP_RESTART_QUEUED, &priv->qp_failed);
+}
+
 static int ipn_stop(struct net_device *dev)
 {
 	struct ipn_priv *priv = netdev_priv(dev);
@@ -184,6 +190,12 @@ static int ipn_stop(struct net_device *dev)
 		mutex_unlock(&priv->ctl_mutex);
 		return 0;
 	}
+	/*
+	 * A restart waiting out its backoff: this stop (and the open that
+	 * may follow) replaces it. Running, it is our caller.
+	 */
+	if (cancel_delayed_work(&priv->restart_work))
+		ipn_restart_clear(priv);
 	/*
 	 * Review M1: with the txq locks taken in turn, no ndo_start_xmit is
 	 * left between its check of priv->up and its post (ring resize and
@@ -212,12 +224,13 @@ static int ipn_stop(struct net_device *dev)
  * Restart the datapath (QP reset, rings re-posted, groups rejoined, the
  * carrier off until the broadcast group is joined again); the QPN, and so
  * dev_addr, stays the same. why completes "restarting the datapath after"
- * for the log. Any context.
+ * for the log. Any context. A restart already queued (or waiting out the
+ * backoff of a failed QP) is not brought forward.
  */
 void ipn_restart(struct ipn_priv *priv, const char *why)
 {
 	WRITE_ONCE(priv->restart_why, why);
-	queue_work(priv->wq, &priv->restart_work);
+	queue_delayed_work(priv->wq, &priv->restart_work, 0);
 }
 
 /*
@@ -225,7 +238,9 @@ void ipn_restart(struct ipn_priv *priv, const char *why)
  * completion that only a QP in ERR gives (a send or receive error, a
  * flush while the datapath runs). Nothing is received or sent until it
  * is reset: counted once, restarted once, however many completions say
- * so meanwhile. Any context.
+ * so meanwhile; when the restart comes is the link machine's choice
+ * (ipc_link_failed), made in the work, as this may run in hard IRQ
+ * context. Any context.
  */
 void ipn_qp_failed(struct ipn_priv *priv)
 {
@@ -237,13 +252,43 @@ void ipn_qp_failed(struct ipn_priv *priv)
 	ipn_restart(priv, "the queue pair failed (error state)");
 }
 
+/*
+ * A failed QP first takes the carrier off (bonding fails over, the stack
+ * stops sending into a dead queue) and asks the link machine when to
+ * restart: at once, or after a backoff when it failed again soon after
+ * the last restart. rtnl held.
+ */
+static bool ipn_restart_backoff(struct ipn_priv *priv)
+{
+	u32 act, delay;
+
+	ASSERT_RTNL();
+	if (!test_bit(IPN_QP_RESTART_QUEUED, &priv->qp_failed) ||
+	    test_and_set_bit(IPN_QP_RESTART_DELAYED, &priv->qp_failed))
+		return false;
+	spin_lock_bh(&priv->lock);
+	act = ipc_link_failed(&priv->link, ipn_now_ms(), &priv->rng, &delay);
+	spin_unlock_bh(&priv->lock);
+	ipn_link_apply(priv, act);
+	if (!delay)
+		return false;
+	netdev_warn(priv->dev,
+		    "the queue pair failed again soon after a restart: restarting in %u ms\n",
+		    delay);
+	/* Later than a restart queued meanwhile (a transmit timeout). */
+	mod_delayed_work(priv->wq, &priv->restart_work, msecs_to_jiffies(delay));
+	return true;
+}
+
 void ipn_restart_work(struct work_struct *work)
 {
-	struct ipn_priv *priv = container_of(work, struct ipn_priv,
-					     restart_work);
+	struct ipn_priv *priv = container_of(to_delayed_work(work),
+					     struct ipn_priv, restart_work);
 
 	rtnl_lock();
 	if (netif_running(priv->dev) && priv->up) {
+		if (ipn_restart_backoff(priv))
+			goto out;
 		netdev_warn(priv->dev, "restarting the datapath after %s\n",
 			    READ_ONCE(priv->restart_why) ?: "a request");
 		ipn_stop(priv->dev);
@@ -251,12 +296,13 @@ void ipn_restart_work(struct work_struct *work)
 		 * The QP is in RESET, NAPI off: an error of the QP reopened
 		 * next must queue this work again.
 		 */
-		clear_bit(IPN_QP_RESTART_QUEUED, &priv->qp_failed);
+		ipn_restart_clear(priv);
 		if (ipn_open(priv->dev))
 			dev_close(priv->dev);
 	} else {
-		clear_bit(IPN_QP_RESTART_QUEUED, &priv->qp_failed);
+		ipn_restart_clear(priv);
 	}
+out:
 	rtnl_unlock();
 }
 
@@ -963,7 +1009,7 @@ static int ipn_priv_init(struct ipn_priv *priv, struct ib_device *ca,
 	INIT_DELAYED_WORK(&priv->announce_work, ipn_announce_work);
 	INIT_WORK(&priv->flush_work, ipn_flush_work);
 	INIT_WORK(&priv->reap_work, ipn_ah_reap_work);
-	INIT_WORK(&priv->restart_work, ipn_restart_work);
+	INIT_DELAYED_WORK(&priv->restart_work, ipn_restart_work);
 	INIT_DELAYED_WORK(&priv->tick, ipn_tick_work);
 	ipc_path_cfg_default(&priv->path_cfg);
 	ipc_mc_cfg_default(&priv->mc_cfg);
@@ -1042,7 +1088,8 @@ static void ipn_dev_free_priv(struct net_device *dev)
 		ipn_event_handler_unregister(priv);	/* it queues works */
 		/* So does the QP's handler. */
 		set_bit(IPN_QP_FREEING, &priv->qp_failed);
-		cancel_delayed_work_sync(&priv->rx_mode_work);	/* timers */
+		cancel_delayed_work_sync(&priv->restart_work);	/* timers */
+		cancel_delayed_work_sync(&priv->rx_mode_work);
 		cancel_delayed_work_sync(&priv->announce_work);
 		destroy_workqueue(priv->wq);	/* runs what was queued */
 	}

@@ -495,7 +495,7 @@ struct ipn_priv {
 	struct work_struct flush_work;
 	struct delayed_work tick;	/* earliest core deadline */
 	struct work_struct reap_work;
-	struct work_struct restart_work;	/* TX watchdog, QP error */
+	struct delayed_work restart_work;	/* TX watchdog, QP error */
 	const char *restart_why;	/* for the log: what asked */
 	unsigned long qp_failed;	/* IPN_QP_* bits */
 	struct ib_event_handler event_handler;
@@ -593,6 +593,7 @@ extern const struct header_ops ipn_header_ops;
 /* priv->qp_failed: the UD QP's error restart (review M5). */
 enum {
 	IPN_QP_RESTART_QUEUED,	/* a restart for ERR is queued */
+	IPN_QP_RESTART_DELAYED,	/* ... and waits out the link's backoff */
 	IPN_QP_FREEING,		/* the interface is being freed: none more */
 };
 

@@ -429,6 +429,67 @@ static void roce_qp_error_recovered(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kt_roce_qp(priv, &posted), IB_QPS_RTS);
 }
 
+/* Wait until a failed QP's restart waits out its backoff, carrier off. */
+static bool kt_roce_backing_off(struct ipn_priv *priv)
+{
+	int i;
+
+	for (i = 0; i < 40; i++) {
+		if (test_bit(IPN_QP_RESTART_DELAYED, &priv->qp_failed) &&
+		    delayed_work_pending(&priv->restart_work) &&
+		    !netif_carrier_ok(priv->dev))
+			return true;
+		msleep(50);
+	}
+	return false;
+}
+
+/*
+ * A QP that fails again soon after its restart (an adapter that keeps
+ * failing) was restarted at once, every time: a loop of QP resets,
+ * broadcast joins and log lines. Now the link machine's backoff decides:
+ * the first failure restarts at once, the next one, soon after, waits
+ * 0.5..1 s with the carrier off (nothing sent into a dead queue, a bond
+ * fails over), then restarts. The administrator's down/up meanwhile is
+ * the restart: nothing stays queued behind it.
+ */
+static void roce_qp_error_backoff(struct kunit *test)
+{
+	struct kt_roce *c = test->priv;
+	struct ipn_priv *priv = c->priv;
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	unsigned int posted;
+	unsigned long t0;
+	int ret;
+
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(priv->qp, &attr, IB_QP_STATE), 0);
+	KUNIT_ASSERT_TRUE(test, kt_roce_recovered(priv, 1));
+
+	t0 = jiffies;
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(priv->qp, &attr, IB_QP_STATE), 0);
+	KUNIT_ASSERT_TRUE(test, kt_roce_backing_off(priv));
+	KUNIT_EXPECT_EQ(test, kt_roce_qp(priv, &posted), IB_QPS_ERR);
+	KUNIT_ASSERT_TRUE(test, kt_roce_recovered(priv, 2));
+	KUNIT_EXPECT_GE(test, jiffies_to_msecs(jiffies - t0),
+			IPC_RESTART_BASE_MS / 2);
+	KUNIT_EXPECT_EQ(test, ipn_stat(priv, qp_errors), 2u);
+
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(priv->qp, &attr, IB_QP_STATE), 0);
+	KUNIT_ASSERT_TRUE(test, kt_roce_backing_off(priv));
+	rtnl_lock();
+	dev_close(priv->dev);
+	ret = dev_open(priv->dev, NULL);
+	rtnl_unlock();
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_EXPECT_FALSE(test, delayed_work_pending(&priv->restart_work));
+	KUNIT_EXPECT_FALSE(test, test_bit(IPN_QP_RESTART_QUEUED,
+					  &priv->qp_failed));
+	KUNIT_EXPECT_FALSE(test, test_bit(IPN_QP_RESTART_DELAYED,
+					  &priv->qp_failed));
+	KUNIT_EXPECT_TRUE(test, kt_roce_recovered(priv, 3));
+	KUNIT_EXPECT_EQ(test, ipn_stat(priv, qp_errors), 3u);
+}
+
 static struct kunit_case ipn_roce_cases[] = {
 	KUNIT_CASE(roce_child_partition),
 	KUNIT_CASE(roce_cm_req_other_partition),
@@ -439,6 +500,7 @@ static struct kunit_case ipn_roce_cases[] = {
 	KUNIT_CASE(roce_path_unreachable),
 	KUNIT_CASE(roce_set_address),
 	KUNIT_CASE(roce_qp_error_recovered),
+	KUNIT_CASE(roce_qp_error_backoff),
 	{}
 };
 

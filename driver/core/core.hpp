@@ -46,7 +46,7 @@ static_assert(sizeof(u32) == 4 && sizeof(u64) == 8, "ipc_u32/ipc_u64 width");
 static_assert(sizeof(struct ipc_result) == 16, "ipc_result layout");
 static_assert(sizeof(struct ipc_path) == 32, "ipc_path layout");
 static_assert(sizeof(struct ipc_mc) == 32, "ipc_mc layout");
-static_assert(sizeof(struct ipc_link) == 8, "ipc_link layout");
+static_assert(sizeof(struct ipc_link) == 16, "ipc_link layout");
 
 /* ---- bytes ---------------------------------------------------------- */
 

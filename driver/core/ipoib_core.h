@@ -650,13 +650,28 @@ const char *ipc_event_name(int event);
 #define IPC_ANNOUNCE_COUNT		3u
 #define IPC_ANNOUNCE_INTERVAL_MS	1000u
 
+/*
+ * A datapath that failed (the UD QP in the error state) is restarted at
+ * once, unless it failed within IPC_RESTART_SETTLE_MS of its last
+ * restart: then after a delay that doubles each time, from
+ * IPC_RESTART_BASE_MS up to IPC_RESTART_CAP_MS (with equal jitter), so
+ * that an adapter that fails again at once costs one restart, one
+ * broadcast join and one log line a minute, not a loop.
+ */
+#define IPC_RESTART_SETTLE_MS		30000u
+#define IPC_RESTART_BASE_MS		1000u
+#define IPC_RESTART_CAP_MS		60000u
+
 struct ipc_link {
 	ipc_u8 admin_up;	/* ndo_open .. ndo_stop */
 	ipc_u8 port_active;
 	ipc_u8 pkey_present;	/* our P_Key is in the port's table */
 	ipc_u8 bcast_state;	/* 0 none, 1 joining, 2 joined, 3 failed */
 	ipc_u8 carrier;
-	ipc_u8 pad[3];
+	ipc_u8 failed;		/* the datapath failed: down until stopped */
+	ipc_u8 restarts;	/* restarts in a row, each soon after the last */
+	ipc_u8 restarted;	/* restart_at is set */
+	ipc_u64 restart_at;	/* when the last restart was due (ms) */
 };
 void ipc_link_init(struct ipc_link *l);
 /* Each returns IPC_LINK_ACT_* the shim performs, in bit order. */
@@ -665,6 +680,16 @@ ipc_u32 ipc_link_stop(struct ipc_link *l);
 ipc_u32 ipc_link_port_state(struct ipc_link *l, int active, int pkey_present);
 ipc_u32 ipc_link_bcast_done(struct ipc_link *l, int status);
 ipc_u32 ipc_link_event(struct ipc_link *l, int event);
+/*
+ * The datapath failed at now (ms): carrier off until the shim restarts it
+ * (ipc_link_stop(), then ipc_link_open(), which start the link afresh).
+ * *delay_ms is when to restart: 0 for at once, otherwise after a backoff
+ * (IPC_RESTART_*). While the interface is down there is nothing to
+ * restart: 0 actions, *delay_ms 0. Told again before the restart, it
+ * changes nothing and answers the time left.
+ */
+ipc_u32 ipc_link_failed(struct ipc_link *l, ipc_u64 now, struct ipc_rng *r,
+			ipc_u32 *delay_ms);
 
 /*
  * The search for the broadcast group (RFC 4391 s4.1: "searching for a

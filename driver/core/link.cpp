@@ -5,7 +5,8 @@
  *
  * Carrier is on exactly when admin_up && port_active && pkey_present &&
  * the broadcast group is joined (RFC 4391 s5: the link is formed by the
- * broadcast group membership). Every entry point returns IPC_LINK_ACT_*
+ * broadcast group membership) and the datapath has not failed since the
+ * interface was opened. Every entry point returns IPC_LINK_ACT_*
  * performed in bit order, and CARRIER_ON/OFF only on a change.
  *
  * What the shim does for each action:
@@ -103,7 +104,8 @@ u32 link_down(struct ipc_link *l)
 /* Append the carrier edge, if any, to the actions. */
 u32 link_commit(struct ipc_link *l, u32 act)
 {
-	u8 carrier = link_ready(l) && l->bcast_state == BCAST_JOINED;
+	u8 carrier = link_ready(l) && l->bcast_state == BCAST_JOINED &&
+		     !l->failed;
 
 	if (carrier != l->carrier)
 		act |= carrier ? IPC_LINK_ACT_CARRIER_ON :
@@ -164,7 +166,41 @@ extern "C" ipc_u32 ipc_link_stop(struct ipc_link *l)
 	if (!l->admin_up)
 		return 0;
 	l->admin_up = 0;
+	l->failed = 0;
 	return link_commit(l, link_down(l));
+}
+
+/*
+ * restart_at is when the previous restart was due, so that the time the
+ * datapath ran since is now - restart_at whatever the backoff was.
+ */
+extern "C" ipc_u32 ipc_link_failed(struct ipc_link *l, ipc_u64 now,
+				   struct ipc_rng *r, ipc_u32 *delay_ms)
+{
+	constexpr struct ipc_backoff_cfg backoff = { IPC_RESTART_BASE_MS,
+						     IPC_RESTART_CAP_MS };
+	constexpr u8 restarts_max = 32; /* the delay is capped long before */
+	bool soon;
+
+	*delay_ms = 0;
+	if (!l->admin_up)
+		return 0;
+	if (l->failed) {
+		if (now < l->restart_at)
+			*delay_ms = static_cast<u32>(l->restart_at - now);
+		return 0;
+	}
+	soon = l->restarted && now < l->restart_at + IPC_RESTART_SETTLE_MS;
+	if (!soon)
+		l->restarts = 0;
+	else if (l->restarts < restarts_max)
+		l->restarts++;
+	if (l->restarts)
+		*delay_ms = ipc_backoff_ms(&backoff, l->restarts, r);
+	l->restart_at = now + *delay_ms;
+	l->restarted = 1;
+	l->failed = 1;
+	return link_commit(l, 0);
 }
 
 extern "C" ipc_u32 ipc_link_port_state(struct ipc_link *l, int active,

@@ -262,6 +262,120 @@ TEST(bsearch, link_local_first_then_ever_wider_rfc4391_s4_1)
 	EXPECT_EQ(s.scope, 0x5);
 }
 
+/*
+ * Fail at now, then restart when told: stop (carrier already off), open,
+ * the broadcast group joined again. Returns the delay the core chose.
+ */
+static uint32_t fail_and_restart(Link &t, uint64_t now, struct ipc_rng *r)
+{
+	uint32_t delay = 12345;
+
+	EXPECT_EQ(ipc_link_failed(&t.l, now, r, &delay), OFF);
+	EXPECT_EQ(t.l.carrier, 0);
+	EXPECT_EQ(ipc_link_stop(&t.l), LEAVE);
+	EXPECT_EQ(ipc_link_open(&t.l), JOIN);
+	EXPECT_EQ(ipc_link_bcast_done(&t.l, 0), ON);
+	return delay;
+}
+
+TEST(link_restart, first_failure_restarts_at_once_with_carrier_off)
+{
+	Link t;
+	struct ipc_rng r;
+	uint32_t delay = 1;
+
+	ipc_rng_seed(&r, 1);
+	t.up();
+	EXPECT_EQ(ipc_link_failed(&t.l, 5000, &r, &delay), OFF);
+	EXPECT_EQ(delay, 0u);
+	EXPECT_EQ(t.l.failed, 1);
+	/* Nothing brings the carrier back before the restart. */
+	EXPECT_EQ(ipc_link_bcast_done(&t.l, 0), 0u);
+	EXPECT_EQ(ipc_link_port_state(&t.l, 1, 1), 0u);
+	EXPECT_EQ(ipc_link_event(&t.l, IPC_EV_SM_CHANGE), PATHS | REJOIN);
+	EXPECT_EQ(t.l.carrier, 0);
+	/* Told again before it: nothing new, no second count. */
+	EXPECT_EQ(ipc_link_failed(&t.l, 5001, &r, &delay), 0u);
+	EXPECT_EQ(delay, 0u);
+	EXPECT_EQ(t.l.restarts, 0);
+	/* The restart: stop clears the failure, open starts afresh. */
+	EXPECT_EQ(ipc_link_stop(&t.l), LEAVE);
+	EXPECT_EQ(t.l.failed, 0);
+	EXPECT_EQ(ipc_link_open(&t.l), JOIN);
+	EXPECT_EQ(ipc_link_bcast_done(&t.l, 0), ON);
+}
+
+TEST(link_restart, failing_again_at_once_backs_off_to_the_cap)
+{
+	Link t;
+	struct ipc_rng r;
+	uint64_t now = 1000;
+	uint32_t restarts = 0, longest = 0;
+
+	ipc_rng_seed(&r, 7);
+	t.up();
+	/* An adapter that fails 10 ms after every restart, for an hour. */
+	for (uint64_t end = now + 3600u * 1000u; now < end; restarts++) {
+		uint32_t delay = fail_and_restart(t, now, &r);
+		uint32_t ceiling = IPC_RESTART_CAP_MS;
+
+		if (restarts == 0) {
+			EXPECT_EQ(delay, 0u);
+		} else {
+			if (restarts < 7)
+				ceiling = IPC_RESTART_BASE_MS << (restarts - 1);
+			EXPECT_GE(delay, ceiling / 2) << restarts;
+			EXPECT_LE(delay, ceiling) << restarts;
+		}
+		longest = delay > longest ? delay : longest;
+		now += delay + 10;
+	}
+	EXPECT_GT(longest, IPC_RESTART_CAP_MS / 2);
+	/* Past the first minutes, at most one restart a (jittered) minute. */
+	EXPECT_LE(restarts, 7u + 3600u / 30u);
+	EXPECT_GE(restarts, 3600u / 60u);
+}
+
+TEST(link_restart, a_datapath_that_ran_long_enough_restarts_at_once)
+{
+	Link t;
+	struct ipc_rng r;
+	uint64_t now = 0; /* a clock that starts at 0 */
+
+	ipc_rng_seed(&r, 3);
+	t.up();
+	EXPECT_EQ(fail_and_restart(t, now, &r), 0u);
+	uint32_t d = fail_and_restart(t, now += 10, &r);
+	EXPECT_GE(d, IPC_RESTART_BASE_MS / 2);
+	d = fail_and_restart(t, now += d + 10, &r);
+	EXPECT_GE(d, IPC_RESTART_BASE_MS);
+	/* It ran IPC_RESTART_SETTLE_MS after the restart was due: at once. */
+	EXPECT_EQ(fail_and_restart(t, now += d + IPC_RESTART_SETTLE_MS, &r), 0u);
+	EXPECT_EQ(t.l.restarts, 0);
+	/* Just short of it: the backoff starts again from its base. */
+	d = fail_and_restart(t, now += IPC_RESTART_SETTLE_MS - 1, &r);
+	EXPECT_GE(d, IPC_RESTART_BASE_MS / 2);
+	EXPECT_LE(d, IPC_RESTART_BASE_MS);
+}
+
+TEST(link_restart, down_interface_has_nothing_to_restart)
+{
+	Link t;
+	struct ipc_rng r;
+	uint32_t delay = 1;
+
+	ipc_rng_seed(&r, 1);
+	EXPECT_EQ(ipc_link_failed(&t.l, 100, &r, &delay), 0u);
+	EXPECT_EQ(delay, 0u);
+	EXPECT_EQ(t.l.failed, 0);
+	/* Failed, then stopped by the administrator: opened afresh. */
+	t.up();
+	EXPECT_EQ(ipc_link_failed(&t.l, 200, &r, &delay), OFF);
+	EXPECT_EQ(ipc_link_stop(&t.l), LEAVE);
+	EXPECT_EQ(ipc_link_open(&t.l), JOIN);
+	EXPECT_EQ(ipc_link_bcast_done(&t.l, 0), ON);
+}
+
 TEST(bsearch, creates_link_local_once_when_allowed)
 {
 	struct ipc_bsearch s;
