@@ -46,6 +46,21 @@ bool ipn_kunit_fault(void);
 #define ipn_fault() false
 #endif
 
+/*
+ * A receive post of priv that KUnit makes fail (kunit/roce_test.c): apart
+ * from ipn_fault(), whose sites count in turn, as NAPI's refill runs at
+ * times a test cannot count on.
+ */
+struct ipn_priv;
+#ifdef IPN_KUNIT
+bool ipn_kunit_rx_post_fails(const struct ipn_priv *priv);
+#else
+static inline bool ipn_kunit_rx_post_fails(const struct ipn_priv *priv)
+{
+	return false;
+}
+#endif
+
 enum {
 	IPN_PSEUDO_LEN = IPC_ADDR_LEN,	/* daddr (TX) or saddr (RX) */
 	IPN_ADDR_GID_OFF = 4,		/* the GID in an address (s9.1.1) */

@@ -45,6 +45,8 @@ static int ipn_rx_post(struct ipn_priv *priv, unsigned int i)
 		.num_sge = 1,
 	};
 
+	if (ipn_kunit_rx_post_fails(priv))
+		return -EIO;
 	return ib_post_recv(priv->qp, &wr, NULL);
 }
 

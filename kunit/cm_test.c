@@ -92,22 +92,6 @@ struct kt_cm {
 /* Interfaces and what they hold                                        */
 /* ------------------------------------------------------------------ */
 
-/* The RDMA device on the roce_peer netdev, referenced; fails without. */
-static struct ib_device *kt_peer_ibdev(struct kunit *test)
-{
-	struct net_device *ndev;
-	struct ib_device *ca = NULL;
-
-	ndev = dev_get_by_name(&init_net, ipn_kunit_roce_peer);
-	if (ndev) {
-		ca = ib_device_get_by_netdev(ndev, RDMA_DRIVER_UNKNOWN);
-		dev_put(ndev);
-	}
-	KUNIT_ASSERT_NOT_NULL_MSG(test, ca, "no RDMA device on %s (roce_peer)",
-				  ipn_kunit_roce_peer);
-	return ca;
-}
-
 /*
  * An interface on port 1 of ca, in connected mode, open, with carrier and
  * listener; *slot holds it for kt_cm_exit from its creation on. No IPv6:
@@ -552,7 +536,7 @@ static int kt_cm_init(struct kunit *test)
 	c->tx_max = ipn_cm_tx_max;
 	test->priv = c;
 	c->ca = ipn_kunit_get_ibdev(test);
-	c->peer_ca = kt_peer_ibdev(test);
+	c->peer_ca = ipn_kunit_get_peer_ibdev(test);
 	KUNIT_ASSERT_PTR_NE(test, c->ca, c->peer_ca);
 	kt_cm_if(test, c->ca, &c->a);
 	return 0;

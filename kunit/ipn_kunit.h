@@ -12,6 +12,7 @@ struct ipn_priv;
 extern char *ipn_kunit_ibdev;
 extern char *ipn_kunit_roce_peer;
 struct ib_device *ipn_kunit_get_ibdev(struct kunit *test);
+struct ib_device *ipn_kunit_get_peer_ibdev(struct kunit *test);
 
 /* A path's state, copied under the interface's lock; state -1: none. */
 struct ipn_kunit_path {

@@ -48,6 +48,22 @@ struct ib_device *ipn_kunit_get_ibdev(struct kunit *test)
 	return ca;
 }
 
+/* The RDMA device on the roce_peer netdev, referenced; fails without. */
+struct ib_device *ipn_kunit_get_peer_ibdev(struct kunit *test)
+{
+	struct net_device *ndev;
+	struct ib_device *ca = NULL;
+
+	ndev = dev_get_by_name(&init_net, ipn_kunit_roce_peer);
+	if (ndev) {
+		ca = ib_device_get_by_netdev(ndev, RDMA_DRIVER_UNKNOWN);
+		dev_put(ndev);
+	}
+	KUNIT_ASSERT_NOT_NULL_MSG(test, ca, "no RDMA device on %s (roce_peer)",
+				  ipn_kunit_roce_peer);
+	return ca;
+}
+
 /* Send one IPv4 frame to the 20-byte address daddr, as the stack does. */
 void ipn_kunit_xmit(struct ipn_priv *priv, const u8 *daddr, __be32 ip_dst)
 {
