@@ -535,3 +535,96 @@ ping_works() {
 	shift 2
 	ns_exec "$ns" ping -c 1 -W 2 "$@" "$addr" > /dev/null 2>&1
 }
+
+# ---------------------------------------------------------------------------
+# Traffic in the background, for scenarios that change or tear down the
+# interfaces of setup_ipoib_netns_pair while it flows (teardown, churn).
+
+_bg_pids=()
+# bg_run NS SECONDS CMD...: run CMD in NS in the background for at most
+# SECONDS (ip netns exec execs timeout, which passes a SIGTERM on), its
+# output in /tmp/bg-<n>.log. Sets BG_PID.
+bg_run() {
+	local ns=$1 secs=$2
+	shift 2
+	ip netns exec "$ns" timeout "$secs" "$@" > "/tmp/bg-${#_bg_pids[@]}.log" 2>&1 &
+	BG_PID=$!
+	_bg_pids+=("$BG_PID")
+}
+
+# bg_stop: stop every job of bg_run, log the last line each printed.
+bg_stop() {
+	local i
+	((${#_bg_pids[@]} > 0)) || return 0
+	kill "${_bg_pids[@]}" 2> /dev/null || true
+	for i in "${!_bg_pids[@]}"; do
+		wait "${_bg_pids[$i]}" 2> /dev/null || true
+		log "background job $i: $(tail -n 1 "/tmp/bg-$i.log" 2> /dev/null)"
+		rm -f "/tmp/bg-$i.log"
+	done
+	_bg_pids=()
+}
+
+# iperf3_both [SECONDS [client options]]: TCP n1 -> n2 and n2 -> n1 for
+# SECONDS (default 200), in the background. IPERF3_CLIENTS: their pids.
+iperf3_both() {
+	local secs=${1:-200}
+	shift $(($# > 0 ? 1 : 0))
+	bg_run n2 $((secs + 100)) iperf3 -s -p 5201
+	bg_run n1 $((secs + 100)) iperf3 -s -p 5202
+	wait_for 30 "iperf3 server in n2" ns_tcp_listening n2 5201
+	wait_for 30 "iperf3 server in n1" ns_tcp_listening n1 5202
+	bg_run n1 $((secs + 100)) iperf3 -c 10.1.0.2 -p 5201 -t "$secs" "$@"
+	IPERF3_CLIENTS=("$BG_PID")
+	bg_run n2 $((secs + 100)) iperf3 -c 10.1.0.1 -p 5202 -t "$secs" "$@"
+	IPERF3_CLIENTS+=("$BG_PID")
+}
+
+# iperf3_alive: both clients of iperf3_both still run (their TCP
+# connections survived what happened meanwhile).
+iperf3_alive() {
+	local pid
+	for pid in "${IPERF3_CLIENTS[@]}"; do
+		kill -0 "$pid" 2> /dev/null || return 1
+	done
+}
+
+# sending NS IF: IF sent more than 100 kB within a second.
+sending() {
+	local a b
+	a=$(if_stat "$1" "$2" tx_bytes)
+	sleep 1
+	b=$(if_stat "$1" "$2" tx_bytes)
+	((b - a > 100000))
+}
+
+# if_gone NS IF
+if_gone() {
+	! ip -n "$1" link show dev "$2" > /dev/null 2>&1
+}
+
+# wait_traffic: IB1 and IB2 both carry traffic (iperf3_both).
+wait_traffic() {
+	wait_for 60 "iperf3 traffic out of $IB1" sending n1 "$IB1"
+	wait_for 60 "iperf3 traffic out of $IB2" sending n2 "$IB2"
+	log "traffic both ways: $IB1 tx $(if_stat n1 "$IB1" tx_bytes) B, $IB2 tx $(if_stat n2 "$IB2" tx_bytes) B"
+}
+
+# reattach: the interfaces of rxe0 and rxe1 into n1 and n2, configured as
+# setup_ipoib_netns_pair does; sets IB1 and IB2.
+reattach() {
+	ipoib_attach rxe0 n1 10.1.0.1/24 fd00::1/64
+	IB1=$IPOIB_IF
+	ipoib_attach rxe1 n2 10.1.0.2/24 fd00::2/64
+	IB2=$IPOIB_IF
+}
+
+# ping_all: IPv4 and IPv6 both ways between n1 and n2.
+ping_all() {
+	wait_for 60 "ping n1 -> 10.1.0.2" ping_works n1 10.1.0.2
+	check_ping n1 10.1.0.2
+	check_ping n2 10.1.0.1
+	wait_for 60 "ping n1 -> fd00::2" ping_works n1 fd00::2
+	check_ping n1 fd00::2
+	check_ping n2 fd00::1
+}

@@ -39,77 +39,9 @@ setup_ipoib_netns_pair
 check_ping n1 10.1.0.2
 check_ping n2 10.1.0.1
 
-bg_pids=()
-# bg NS CMD...: run CMD in NS in the background (ip netns exec execs
-# timeout, which passes a SIGTERM on), bounded to 300 s.
-bg() {
-	local ns=$1
-	shift
-	ip netns exec "$ns" timeout 300 "$@" > "/tmp/bg-${#bg_pids[@]}.log" 2>&1 &
-	bg_pids+=($!)
-}
-bg_stop() {
-	local i
-	((${#bg_pids[@]} > 0)) || return 0
-	kill "${bg_pids[@]}" 2> /dev/null || true
-	for i in "${!bg_pids[@]}"; do
-		wait "${bg_pids[$i]}" 2> /dev/null || true
-		log "background job $i: $(tail -n 1 "/tmp/bg-$i.log" 2> /dev/null)"
-		rm -f "/tmp/bg-$i.log"
-	done
-	bg_pids=()
-}
-
-# iperf3_both: TCP n1 -> n2 and n2 -> n1 for up to 200 s, in the background.
-iperf3_both() {
-	bg n2 iperf3 -s -p 5201
-	bg n1 iperf3 -s -p 5202
-	wait_for 30 "iperf3 server in n2" ns_tcp_listening n2 5201
-	wait_for 30 "iperf3 server in n1" ns_tcp_listening n1 5202
-	bg n1 iperf3 -c 10.1.0.2 -p 5201 -t 200
-	bg n2 iperf3 -c 10.1.0.1 -p 5202 -t 200
-}
-
-# sending NS IF: IF sent more than 100 kB within a second.
-sending() {
-	local a b
-	a=$(if_stat "$1" "$2" tx_bytes)
-	sleep 1
-	b=$(if_stat "$1" "$2" tx_bytes)
-	((b - a > 100000))
-}
-
-# if_gone NS IF
-if_gone() {
-	! ip -n "$1" link show dev "$2" > /dev/null 2>&1
-}
-
-wait_traffic() {
-	wait_for 60 "iperf3 traffic out of $IB1" sending n1 "$IB1"
-	wait_for 60 "iperf3 traffic out of $IB2" sending n2 "$IB2"
-	log "traffic both ways: $IB1 tx $(if_stat n1 "$IB1" tx_bytes) B, $IB2 tx $(if_stat n2 "$IB2" tx_bytes) B"
-}
-
-# reattach: the interfaces of rxe0 and rxe1 into n1 and n2, configured.
-reattach() {
-	ipoib_attach rxe0 n1 10.1.0.1/24 fd00::1/64
-	IB1=$IPOIB_IF
-	ipoib_attach rxe1 n2 10.1.0.2/24 fd00::2/64
-	IB2=$IPOIB_IF
-}
-
-ping_all() {
-	wait_for 60 "ping n1 -> 10.1.0.2" ping_works n1 10.1.0.2
-	check_ping n1 10.1.0.2
-	check_ping n2 10.1.0.1
-	wait_for 60 "ping n1 -> fd00::2" ping_works n1 fd00::2
-	check_ping n1 fd00::2
-	check_ping n2 fd00::1
-}
-
 # ---------------------------------------------------------------------------
 kmsg "(a) rmmod $IPOIB_NAME under iperf3 traffic both ways"
-iperf3_both
+iperf3_both 200
 wait_traffic
 t0=$SECONDS
 check timeout 120 rmmod "$IPOIB_NAME"
@@ -128,7 +60,7 @@ check_dmesg_clean "(a)"
 
 # ---------------------------------------------------------------------------
 kmsg "(b) rdma link delete rxe1 under iperf3 traffic, $IB2 in n2"
-iperf3_both
+iperf3_both 200
 wait_traffic
 t0=$SECONDS
 check timeout 120 rdma link delete rxe1
