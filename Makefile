@@ -25,7 +25,8 @@ help:
 	@echo "make kunit          the KUnit suites in a VM on the test kernel"
 	@echo "make vm-check-debug the VM scenarios on the test kernel, in one VM"
 	@echo "make check-debug    kunit + vm-check-debug in one VM (what make check runs)"
-	@echo "make check-debug-all kunit + every scenario on the debug kernel (~40 min)"
+	@echo "make check-debug-all kunit + every scenario on the debug kernel (~45 min)"
+	@echo "make soak           churn on the debug kernel with the large counts (~2 h)"
 	@echo "make demo           IPoIB over soft-RoCE in a VM, narrated"
 	@echo "make quick          core-test + module-check (fast iteration)"
 	@echo "make check          every test (what CI runs)"
@@ -69,13 +70,15 @@ check: setup
 # budget. Debian's 6.1, the module built from this tree: ping, bond, the
 # scenarios whose timing matters at full speed (gidchurn's GID changes,
 # hostile's frames), exclusion, which needs the ib_ipoib that only
-# Debian's kernels have, and privilege, which needs user namespaces.
+# Debian's kernels have, privilege, which needs user namespaces, and
+# teardown (its unload and device removal under traffic run in churn on
+# the debug kernel too; its namespace cases only here).
 # deb-check (mk/deb.mk): the .deb installed with apt, DKMS builds for 6.1,
 # 6.12 and 6.12-rt; 6.12 runs ping, datapath, mcast, pkey and cm with the
 # installed module, 6.12-rt datapath. The debug kernel (check-debug,
-# mk/kernel.mk) runs the KUnit suites and teardown; check-debug-all runs
+# mk/kernel.mk) runs the KUnit suites and churn; check-debug-all runs
 # every scenario there, make vm-check every scenario on Debian's 6.1.
-CHECK_VM_SCENARIOS ?= ping bond exclusion gidchurn privilege hostile
+CHECK_VM_SCENARIOS ?= ping bond exclusion gidchurn privilege hostile teardown
 .PHONY: check-vm
 check-vm: module
 	$(MAKE) vm-check VM_SCENARIOS="$(CHECK_VM_SCENARIOS)"
