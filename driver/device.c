@@ -175,6 +175,7 @@ out:
 
 static void ipn_restart_clear(struct ipn_priv *priv)
 {
+	clear_bit(IPN_QP_RESTART_WANTED, &priv->qp_failed);
 	clear_bit(IPN_QP_RESTART_DELAYED, &priv->qp_failed);
 	clear_bit(IPN_QP_RESTART_QUEUED, &priv->qp_failed);
 }
@@ -191,11 +192,14 @@ static int ipn_stop(struct net_device *dev)
 		return 0;
 	}
 	/*
-	 * A restart waiting out its backoff: this stop (and the open that
-	 * may follow) replaces it. Running, it is our caller.
+	 * This stop (and the open that may follow) is the restart asked for
+	 * so far: one waiting out its backoff is cancelled, one already
+	 * running and waiting for rtnl finds nothing left to do (a resize
+	 * or mode switch, or a down/up in one rtnl section, came first):
+	 * the bits are cleared once the QP is down, not before, or the
+	 * flushes of the QP in ERR still in NAPI would count it again.
 	 */
-	if (cancel_delayed_work(&priv->restart_work))
-		ipn_restart_clear(priv);
+	cancel_delayed_work(&priv->restart_work);
 	/*
 	 * Review M1: with the txq locks taken in turn, no ndo_start_xmit is
 	 * left between its check of priv->up and its post (ring resize and
@@ -216,6 +220,7 @@ static int ipn_stop(struct net_device *dev)
 	napi_disable(&priv->rx_napi);
 	napi_disable(&priv->tx_napi);
 	ipn_qp_down(priv);
+	ipn_restart_clear(priv);	/* the QP in RESET, NAPI off */
 	mutex_unlock(&priv->ctl_mutex);
 	return 0;
 }
@@ -230,6 +235,7 @@ static int ipn_stop(struct net_device *dev)
 void ipn_restart(struct ipn_priv *priv, const char *why)
 {
 	WRITE_ONCE(priv->restart_why, why);
+	set_bit(IPN_QP_RESTART_WANTED, &priv->qp_failed);
 	queue_delayed_work(priv->wq, &priv->restart_work, 0);
 }
 
@@ -266,10 +272,12 @@ static bool ipn_restart_backoff(struct ipn_priv *priv)
 	if (!test_bit(IPN_QP_RESTART_QUEUED, &priv->qp_failed) ||
 	    test_and_set_bit(IPN_QP_RESTART_DELAYED, &priv->qp_failed))
 		return false;
+	mutex_lock(&priv->ctl_mutex);
 	spin_lock_bh(&priv->lock);
 	act = ipc_link_failed(&priv->link, ipn_now_ms(), &priv->rng, &delay);
 	spin_unlock_bh(&priv->lock);
 	ipn_link_apply(priv, act);
+	mutex_unlock(&priv->ctl_mutex);
 	if (!delay)
 		return false;
 	netdev_warn(priv->dev,
@@ -286,17 +294,14 @@ void ipn_restart_work(struct work_struct *work)
 					     struct ipn_priv, restart_work);
 
 	rtnl_lock();
-	if (netif_running(priv->dev) && priv->up) {
+	if (netif_running(priv->dev) && priv->up &&
+	    test_bit(IPN_QP_RESTART_WANTED, &priv->qp_failed)) {
 		if (ipn_restart_backoff(priv))
 			goto out;
 		netdev_warn(priv->dev, "restarting the datapath after %s\n",
 			    READ_ONCE(priv->restart_why) ?: "a request");
+		/* Clears the bits: an error of the QP reopened next queues again. */
 		ipn_stop(priv->dev);
-		/*
-		 * The QP is in RESET, NAPI off: an error of the QP reopened
-		 * next must queue this work again.
-		 */
-		ipn_restart_clear(priv);
 		if (ipn_open(priv->dev))
 			dev_close(priv->dev);
 	} else {

@@ -605,8 +605,9 @@ void ipn_setup(struct net_device *dev);
 void ipn_dev_set_carrier(struct ipn_priv *priv, bool on);
 void ipn_dev_update_mtu(struct ipn_priv *priv, u32 ib_mtu_bytes);
 extern const struct header_ops ipn_header_ops;
-/* priv->qp_failed: the UD QP's error restart (review M5). */
+/* priv->qp_failed: the datapath's restart (review M5: the UD QP's errors). */
 enum {
+	IPN_QP_RESTART_WANTED,	/* a restart is asked for; ipn_stop answers */
 	IPN_QP_RESTART_QUEUED,	/* a restart for ERR is queued */
 	IPN_QP_RESTART_DELAYED,	/* ... and waits out the link's backoff */
 	IPN_QP_FREEING,		/* the interface is being freed: none more */

@@ -509,6 +509,53 @@ static void roce_qp_error_backoff(struct kunit *test)
 }
 
 /*
+ * A restart already running, blocked on rtnl, while whoever holds rtnl
+ * stops and opens the interface (a ring resize, a mode switch, a down/up
+ * in one rtnl section): that stop and open was the restart. Before, the
+ * work then went on: the link machine counted a failure of the fresh
+ * datapath, carrier off, restarted again (after a backoff, had the last
+ * restart been recent). Now ipn_stop answers what was asked.
+ */
+static void roce_qp_error_then_down_up(struct kunit *test)
+{
+	struct kt_roce *c = test->priv;
+	struct ipn_priv *priv = c->priv;
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	bool blocked = false;
+	int ret, i;
+
+	/*
+	 * The workqueue is ordered: the announcements of the first carrier
+	 * (rtnl too) must be over, or one of them waits ahead of the restart.
+	 */
+	for (i = 0; i < 100 && (READ_ONCE(priv->announce_left) ||
+				delayed_work_pending(&priv->announce_work)); i++)
+		msleep(50);
+	flush_workqueue(priv->wq);
+	rtnl_lock();
+	ret = ib_modify_qp(priv->qp, &attr, IB_QP_STATE);
+	for (i = 0; !ret && i < 40 && !blocked; i++) {
+		msleep(50);
+		blocked = test_bit(IPN_QP_RESTART_QUEUED, &priv->qp_failed) &&
+			  (work_busy(&priv->restart_work.work) &
+			   WORK_BUSY_RUNNING);
+	}
+	if (blocked) {
+		msleep(100);	/* into rtnl_lock() */
+		dev_close(priv->dev);
+		ret = dev_open(priv->dev, NULL);
+	}
+	rtnl_unlock();
+	KUNIT_ASSERT_TRUE_MSG(test, blocked, "the restart work never ran");
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_EXPECT_TRUE(test, kt_roce_recovered(priv, 1));
+	flush_delayed_work(&priv->restart_work);
+	KUNIT_EXPECT_EQ(test, priv->link.restarted, 0);
+	KUNIT_EXPECT_TRUE(test, netif_carrier_ok(priv->dev));
+	KUNIT_EXPECT_EQ(test, ipn_stat(priv, qp_errors), 1u);
+}
+
+/*
  * Review M5, the last way the ring runs dry: NAPI takes a received buffer
  * out, and posting its replacement fails (only a QP that is not in RTS
  * refuses a post). Before, the ring stayed a slot short for good, one
@@ -557,6 +604,7 @@ static struct kunit_case ipn_roce_cases[] = {
 	KUNIT_CASE(roce_set_address),
 	KUNIT_CASE(roce_qp_error_recovered),
 	KUNIT_CASE(roce_qp_error_backoff),
+	KUNIT_CASE(roce_qp_error_then_down_up),
 	KUNIT_CASE(roce_rx_repost_fails),
 	{}
 };
