@@ -175,6 +175,7 @@ out:
 
 static void ipn_restart_clear(struct ipn_priv *priv)
 {
+	WRITE_ONCE(priv->restart_why, NULL);
 	clear_bit(IPN_QP_RESTART_WANTED, &priv->qp_failed);
 	clear_bit(IPN_QP_RESTART_DELAYED, &priv->qp_failed);
 	clear_bit(IPN_QP_RESTART_QUEUED, &priv->qp_failed);
@@ -230,11 +231,12 @@ static int ipn_stop(struct net_device *dev)
  * carrier off until the broadcast group is joined again); the QPN, and so
  * dev_addr, stays the same. why completes "restarting the datapath after"
  * for the log. Any context. A restart already queued (or waiting out the
- * backoff of a failed QP) is not brought forward.
+ * backoff of a failed QP) is not brought forward, and the log keeps its
+ * reason (a transmit timeout while a failed QP waits is not why).
  */
 void ipn_restart(struct ipn_priv *priv, const char *why)
 {
-	WRITE_ONCE(priv->restart_why, why);
+	cmpxchg(&priv->restart_why, NULL, why);
 	set_bit(IPN_QP_RESTART_WANTED, &priv->qp_failed);
 	queue_delayed_work(priv->wq, &priv->restart_work, 0);
 }

@@ -487,6 +487,11 @@ static void roce_qp_error_backoff(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, ib_modify_qp(priv->qp, &attr, IB_QP_STATE), 0);
 	KUNIT_ASSERT_TRUE(test, kt_roce_backing_off(priv));
 	KUNIT_EXPECT_EQ(test, kt_roce_qp(priv, &posted), IB_QPS_ERR);
+	/* A transmit timeout meanwhile: neither sooner, nor the reason. */
+	ipn_tx_timeout(priv->dev, 0);
+	KUNIT_EXPECT_TRUE(test, delayed_work_pending(&priv->restart_work));
+	KUNIT_EXPECT_STREQ(test, READ_ONCE(priv->restart_why) ?: "(none)",
+			   "the queue pair failed (error state)");
 	KUNIT_ASSERT_TRUE(test, kt_roce_recovered(priv, 2));
 	KUNIT_EXPECT_GE(test, jiffies_to_msecs(jiffies - t0),
 			IPC_RESTART_BASE_MS / 2);
