@@ -252,12 +252,21 @@ void ipn_restart(struct ipn_priv *priv, const char *why)
  */
 void ipn_qp_failed(struct ipn_priv *priv)
 {
-	/* Being freed: the workqueue is going. */
-	if (test_bit(IPN_QP_FREEING, &priv->qp_failed) ||
-	    test_and_set_bit(IPN_QP_RESTART_QUEUED, &priv->qp_failed))
-		return;
-	ipn_inc(priv, qp_errors);
-	ipn_restart(priv, "the queue pair failed (error state)");
+	/*
+	 * Being freed: the workqueue is going. The RCU read section makes
+	 * the test and the queueing one step for ipn_dev_free_priv(), which
+	 * waits for a grace period between setting the bit and destroying
+	 * the workqueue.
+	 */
+	rcu_read_lock();
+	if (!test_bit(IPN_QP_FREEING, &priv->qp_failed)) {
+		ipn_kunit_qp_failing(priv);
+		if (!test_and_set_bit(IPN_QP_RESTART_QUEUED, &priv->qp_failed)) {
+			ipn_inc(priv, qp_errors);
+			ipn_restart(priv, "the queue pair failed (error state)");
+		}
+	}
+	rcu_read_unlock();
 }
 
 /*
@@ -1093,8 +1102,9 @@ static void ipn_dev_free_priv(struct net_device *dev)
 
 	if (priv->wq) {
 		ipn_event_handler_unregister(priv);	/* it queues works */
-		/* So does the QP's handler. */
+		/* So does the QP's handler: one that began finishes. */
 		set_bit(IPN_QP_FREEING, &priv->qp_failed);
+		synchronize_rcu();
 		cancel_delayed_work_sync(&priv->restart_work);	/* timers */
 		cancel_delayed_work_sync(&priv->rx_mode_work);
 		cancel_delayed_work_sync(&priv->announce_work);

@@ -61,6 +61,18 @@ static inline bool ipn_kunit_rx_post_fails(const struct ipn_priv *priv)
 }
 #endif
 
+/*
+ * ipn_qp_failed() between its test of IPN_QP_FREEING and its queueing:
+ * KUnit holds a report there while the interface is freed.
+ */
+#ifdef IPN_KUNIT
+void ipn_kunit_qp_failing(const struct ipn_priv *priv);
+#else
+static inline void ipn_kunit_qp_failing(const struct ipn_priv *priv)
+{
+}
+#endif
+
 enum {
 	IPN_PSEUDO_LEN = IPC_ADDR_LEN,	/* daddr (TX) or saddr (RX) */
 	IPN_ADDR_GID_OFF = 4,		/* the GID in an address (s9.1.1) */

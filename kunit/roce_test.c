@@ -13,7 +13,9 @@
  *   - a GID no one has: the path fails, with the resolver's status.
  */
 #define IPN_KUNIT 1
+#include <linux/delay.h>
 #include <linux/etherdevice.h>
+#include <linux/kthread.h>
 #include <net/addrconf.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_cm.h>
@@ -35,6 +37,26 @@ bool ipn_kunit_rx_post_fails(const struct ipn_priv *priv)
 {
 	return priv == READ_ONCE(kt_rx_post_victim) &&
 	       atomic_add_unless(&kt_rx_post_fail, -1, 0);
+}
+
+/*
+ * ipn_qp_failed() of kt_qp_failing_victim, past its test of FREEING, waits
+ * here (spinning: it may hold an RCU read section) until released, at
+ * most 10 s.
+ */
+static const struct ipn_priv *kt_qp_failing_victim;
+static atomic_t kt_qp_failing_in = ATOMIC_INIT(0);
+static atomic_t kt_qp_failing_release = ATOMIC_INIT(0);
+
+void ipn_kunit_qp_failing(const struct ipn_priv *priv)
+{
+	int i;
+
+	if (priv != READ_ONCE(kt_qp_failing_victim))
+		return;
+	atomic_set(&kt_qp_failing_in, 1);
+	for (i = 0; i < 10000 && !atomic_read(&kt_qp_failing_release); i++)
+		mdelay(1);
 }
 
 static int kt_roce_init(struct kunit *test)
@@ -60,6 +82,7 @@ static void kt_roce_exit(struct kunit *test)
 
 	WRITE_ONCE(kt_rx_post_victim, NULL);
 	atomic_set(&kt_rx_post_fail, 0);
+	WRITE_ONCE(kt_qp_failing_victim, NULL);
 	if (c && c->peer)
 		ipn_dev_destroy(c->peer);
 	if (c && c->peer_ca)
@@ -560,6 +583,71 @@ static void roce_qp_error_then_down_up(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ipn_stat(priv, qp_errors), 1u);
 }
 
+static int kt_qp_fail_fn(void *arg)
+{
+	ipn_qp_failed(arg);
+	return 0;
+}
+
+struct kt_destroy {
+	struct ipn_priv *priv;
+	struct completion done;
+};
+
+static int kt_destroy_fn(void *arg)
+{
+	struct kt_destroy *d = arg;
+
+	ipn_dev_destroy(d->priv);
+	complete(&d->done);
+	return 0;
+}
+
+/*
+ * A QP error reported (ipn_qp_failed(), any context: the QP's event
+ * handler) while the interface is freed: the report passed its test of
+ * IPN_QP_FREEING, then the free went on to destroy the workqueue and free
+ * priv under it (a use after free, a work queued on a destroyed
+ * workqueue). Now the free waits for a report that began (an RCU grace
+ * period), so it cannot end while one is held between test and queueing.
+ */
+static void roce_qp_failed_while_freed(struct kunit *test)
+{
+	struct kt_roce *c = test->priv;
+	struct task_struct *failing, *freeing;
+	struct kt_destroy *d;
+	bool freed;
+	int i;
+
+	d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, d);
+	init_completion(&d->done);
+	d->priv = c->priv;
+	atomic_set(&kt_qp_failing_in, 0);
+	atomic_set(&kt_qp_failing_release, 0);
+	WRITE_ONCE(kt_qp_failing_victim, d->priv);
+	failing = kthread_run(kt_qp_fail_fn, d->priv, "kt-qp-failing");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(failing));
+	for (i = 0; i < 100 && !atomic_read(&kt_qp_failing_in); i++)
+		msleep(20);
+	KUNIT_ASSERT_EQ(test, atomic_read(&kt_qp_failing_in), 1);
+
+	c->priv = NULL;		/* freed here, not in exit */
+	freeing = kthread_run(kt_destroy_fn, d, "kt-freeing");
+	if (IS_ERR(freeing)) {
+		atomic_set(&kt_qp_failing_release, 1);
+		ipn_dev_destroy(d->priv);
+		KUNIT_FAIL(test, "kthread_run: %pe", freeing);
+		return;
+	}
+	/* Without the fix, a few hundred ms even on a slow VM. */
+	freed = wait_for_completion_timeout(&d->done, 3 * HZ);
+	atomic_set(&kt_qp_failing_release, 1);
+	wait_for_completion(&d->done);
+	KUNIT_EXPECT_FALSE_MSG(test, freed,
+			       "the interface was freed under a QP error report");
+}
+
 /*
  * Review M5, the last way the ring runs dry: NAPI takes a received buffer
  * out, and posting its replacement fails (only a QP that is not in RTS
@@ -610,6 +698,7 @@ static struct kunit_case ipn_roce_cases[] = {
 	KUNIT_CASE(roce_qp_error_recovered),
 	KUNIT_CASE(roce_qp_error_backoff),
 	KUNIT_CASE(roce_qp_error_then_down_up),
+	KUNIT_CASE(roce_qp_failed_while_freed),
 	KUNIT_CASE(roce_rx_repost_fails),
 	{}
 };
