@@ -895,6 +895,44 @@ int ipc_sa_inform_resp_check(const ipc_u8 *mad, ipc_u32 len, ipc_u64 tid);
  * trap 67 left real ones). 1 or 0.
  */
 int ipc_sa_report_source_ok(ipc_u16 slid, ipc_u16 sm_lid, ipc_u16 pkey);
+
+/*
+ * The SA's Reports of groups created or deleted (traps 66, 67; s11 C) are
+ * acted on at most IPC_NOTICE_RATE a second per port, after a burst of
+ * IPC_NOTICE_BURST (a token bucket): each one acted on is a join or a
+ * leave at the SA by every interface of the port in the mode, so a storm
+ * of them (an SM restarting on a fabric of routers, or one misbehaving)
+ * would become a storm of joins (review M3). Every Report is answered
+ * still (the SA repeats one it gets no ReportResp for). One beyond the
+ * budget is not acted on; once none has been for IPC_NOTICE_QUIET_MS, the
+ * directory is read again (s11 A): one table in place of what was missed,
+ * and the NonMember groups it no longer lists are left. A storm that does
+ * not stop is caught up every IPC_NOTICE_REREAD_MAX_MS.
+ */
+#define IPC_NOTICE_RATE		10u
+#define IPC_NOTICE_BURST	64u
+#define IPC_NOTICE_QUIET_MS	2000u
+#define IPC_NOTICE_REREAD_MAX_MS	10000u
+struct ipc_notice_rate {
+	ipc_u64 at;		/* ms of the last refill */
+	ipc_u64 refused_at;	/* ms of the last Report refused */
+	ipc_u64 series_at;	/* ms of the first refused since a quiet */
+	ipc_u32 tokens;		/* thousandths of a Report */
+	ipc_u8 refused;		/* refused_at and series_at are set */
+	ipc_u8 pad[3];
+};
+void ipc_notice_rate_init(struct ipc_notice_rate *n, ipc_u64 now);
+/* A Report at now (ms): 1 to act on it, 0 not (refused). */
+int ipc_notice_admit(struct ipc_notice_rate *n, ipc_u64 now);
+/*
+ * Whether an interface of the port that last asked for the directory at
+ * read_at (ms) is to ask again at now: 1; or 0 with *deadline, when to
+ * ask this again (IPC_NO_DEADLINE: no Report refused since read_at).
+ * Due IPC_NOTICE_QUIET_MS after the last refusal, and at the latest
+ * IPC_NOTICE_REREAD_MAX_MS after the first one since read_at.
+ */
+int ipc_notice_reread(const struct ipc_notice_rate *n, ipc_u64 read_at,
+		      ipc_u64 now, ipc_u64 *deadline);
 /*
  * An unsolicited SubnAdmReport(Notice). Returns the trap number (mgid
  * filled for traps 64-67) or -IPC_EPROTO. resp (256 bytes) gets the

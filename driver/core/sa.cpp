@@ -106,6 +106,63 @@ extern "C" int ipc_sa_report_source_ok(ipc_u16 slid, ipc_u16 sm_lid,
 	return slid == sm_lid && (pkey | IPC_PKEY_FULL) == IPC_PKEY_DEFAULT;
 }
 
+extern "C" void ipc_notice_rate_init(struct ipc_notice_rate *n, ipc_u64 now)
+{
+	n->at = now;
+	n->refused_at = 0;
+	n->series_at = 0;
+	n->tokens = IPC_NOTICE_BURST * 1000u;
+	n->refused = 0;
+	n->pad[0] = n->pad[1] = n->pad[2] = 0;
+}
+
+extern "C" int ipc_notice_admit(struct ipc_notice_rate *n, ipc_u64 now)
+{
+	constexpr u64 full = IPC_NOTICE_BURST * 1000ull;
+	/* IPC_NOTICE_RATE a second: that many thousandths a millisecond. */
+	u64 t = n->tokens;
+
+	if (now > n->at) {
+		u64 dt = now - n->at;
+
+		t = dt >= full / IPC_NOTICE_RATE ? full :
+						   t + dt * IPC_NOTICE_RATE;
+		if (t > full)
+			t = full;
+		n->at = now;
+	}
+	if (t >= 1000) {
+		n->tokens = static_cast<u32>(t - 1000);
+		return 1;
+	}
+	n->tokens = static_cast<u32>(t);
+	if (!n->refused || now >= after(n->refused_at, IPC_NOTICE_QUIET_MS))
+		n->series_at = now;
+	n->refused = 1;
+	n->refused_at = now;
+	return 0;
+}
+
+extern "C" int ipc_notice_reread(const struct ipc_notice_rate *n,
+				 ipc_u64 read_at, ipc_u64 now,
+				 ipc_u64 *deadline)
+{
+	u64 quiet, cap;
+
+	*deadline = IPC_NO_DEADLINE;
+	if (!n->refused || n->refused_at < read_at)
+		return 0;
+	quiet = after(n->refused_at, IPC_NOTICE_QUIET_MS);
+	cap = after(n->series_at > read_at ? n->series_at : read_at,
+		    IPC_NOTICE_REREAD_MAX_MS);
+	if (cap < quiet)
+		quiet = cap;
+	if (now >= quiet)
+		return 1;
+	*deadline = quiet;
+	return 0;
+}
+
 extern "C" int ipc_allmulti_mode(int up, int allmulti, int promisc,
 				 int promisc_too)
 {
