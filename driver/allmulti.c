@@ -37,50 +37,56 @@ static struct ipn_priv *ipn_am_port_priv(struct ipn_priv *priv)
 
 /*
  * Send one request built by the core: the group list (trap 0), or the
- * InformInfo that subscribes to trap (or cancels it). ctl_mutex held.
+ * InformInfo that subscribes to trap (or cancels it). The answer to it is
+ * taken once its TID is in *expect (priv->am, or NULL for none), which is
+ * set before the send, as the SA may answer at once. ctl_mutex held.
  */
-static int ipn_am_request(struct ipn_priv *priv, u64 *tid, int trap,
+static int ipn_am_request(struct ipn_priv *priv, u64 *expect, int trap,
 			  int subscribe)
 {
 	u8 *mad = kzalloc(IPC_MAD_LEN, GFP_KERNEL);
+	u64 tid;
 	int ret;
 
 	if (!mad)
 		return -ENOMEM;
 	spin_lock_bh(&priv->lock);
-	*tid = (u64)priv->am.tid_hi << 32 | ++priv->am.tid_seq;
+	tid = (u64)priv->am.tid_hi << 32 | ++priv->am.tid_seq;
+	if (expect)
+		*expect = tid;
 	spin_unlock_bh(&priv->lock);
 	if (trap)
-		ipc_sa_inform_req(mad, *tid, trap, subscribe);
+		ipc_sa_inform_req(mad, tid, trap, subscribe);
 	else
-		ipc_sa_mcmember_table_req(mad, *tid);
+		ipc_sa_mcmember_table_req(mad, tid);
 	ret = priv->sa->am_send(priv, mad);
 	kfree(mad);
 	return ret;
 }
 
+/* A request not sent: all of it again after IPN_AM_RETRY. */
+static void ipn_am_unsent(struct ipn_priv *priv, int ret)
+{
+	net_warn_ratelimited("%s: all-multicast: SA request not sent: %d\n",
+			     priv->dev->name, ret);
+	ipn_allmulti_restart(priv);
+	queue_delayed_work(priv->wq, &priv->rx_mode_work, IPN_AM_RETRY);
+}
+
 /* Read the directory and subscribe. ctl_mutex held. */
 static void ipn_am_query(struct ipn_priv *priv)
 {
-	u64 tid[3];
 	int ret;
 
-	ret = ipn_am_request(priv, &tid[0], IPC_TRAP_MCG_CREATED, 1);
+	ret = ipn_am_request(priv, &priv->am.sub_tid[0],
+			     IPC_TRAP_MCG_CREATED, 1);
 	if (!ret)
-		ret = ipn_am_request(priv, &tid[1], IPC_TRAP_MCG_DELETED, 1);
+		ret = ipn_am_request(priv, &priv->am.sub_tid[1],
+				     IPC_TRAP_MCG_DELETED, 1);
 	if (!ret)
-		ret = ipn_am_request(priv, &tid[2], 0, 0);
-	spin_lock_bh(&priv->lock);
-	priv->am.sub_tid[0] = tid[0];
-	priv->am.sub_tid[1] = tid[1];
-	priv->am.table_tid = tid[2];
-	spin_unlock_bh(&priv->lock);
-	if (ret) {
-		net_warn_ratelimited("%s: all-multicast: SA request not sent: %d\n",
-				     priv->dev->name, ret);
-		ipn_allmulti_restart(priv);
-		queue_delayed_work(priv->wq, &priv->rx_mode_work, IPN_AM_RETRY);
-	}
+		ret = ipn_am_request(priv, &priv->am.table_tid, 0, 0);
+	if (ret)
+		ipn_am_unsent(priv, ret);
 }
 
 /* One group of the directory, or a notice. priv->lock held. */
@@ -226,13 +232,13 @@ void ipn_allmulti_stop(struct ipn_priv *priv)
 	struct ipn_priv *port = ipn_am_port_priv(priv);
 	struct ipn_mcast *mc, *tmp;
 	struct ipc_result r;
-	u64 tid, now;
+	u64 now;
 
 	if (!priv->am.on)
 		return;
 	if (priv->up) {
-		ipn_am_request(priv, &tid, IPC_TRAP_MCG_CREATED, 0);
-		ipn_am_request(priv, &tid, IPC_TRAP_MCG_DELETED, 0);
+		ipn_am_request(priv, NULL, IPC_TRAP_MCG_CREATED, 0);
+		ipn_am_request(priv, NULL, IPC_TRAP_MCG_DELETED, 0);
 	}
 	spin_lock_bh(&port->am_port.lock);
 	list_del(&priv->am.node);

@@ -62,7 +62,14 @@ static struct {
 	/* allmulti.c's MADs: what was sent, agents started and stopped */
 	u8 mads[16][IPC_MAD_LEN];
 	int n_mads, am_starts, am_stops;
+	/* Answered inside am_send, the table listing am_list (n of them). */
+	bool am_at_once;
+	const u8 (*am_list)[16];
+	int am_list_n;
 } kt_sa;
+
+static void kt_am_answer(struct ipn_priv *priv, int i, const u8 (*mgids)[16],
+			 int n, u16 status);
 
 static int kt_path_rec_get(struct ipn_priv *priv, struct sa_path_rec *rec,
 			   ib_sa_comp_mask mask, unsigned long timeout_ms,
@@ -222,12 +229,18 @@ static int kt_am_send(struct ipn_priv *priv, const u8 *mad)
 {
 	int ret = -ENOBUFS;
 
+	int i = -1;
+
 	spin_lock_bh(&kt_sa.lock);
 	if (kt_sa.n_mads < ARRAY_SIZE(kt_sa.mads)) {
-		memcpy(kt_sa.mads[kt_sa.n_mads++], mad, IPC_MAD_LEN);
+		i = kt_sa.n_mads++;
+		memcpy(kt_sa.mads[i], mad, IPC_MAD_LEN);
 		ret = 0;
 	}
 	spin_unlock_bh(&kt_sa.lock);
+	/* An SA that answers before the send returns (a MAD is quick). */
+	if (!ret && kt_sa.am_at_once && mad[3] != IB_MGMT_METHOD_REPORT_RESP)
+		kt_am_answer(priv, i, kt_sa.am_list, kt_sa.am_list_n, 0);
 	return ret;
 }
 
@@ -403,6 +416,7 @@ static int kt_init(struct kunit *test)
 	kt_sa.n_mads = 0;
 	kt_sa.am_starts = 0;
 	kt_sa.am_stops = 0;
+	kt_sa.am_at_once = false;
 	ipn_create_broadcast = false;
 	ipn_promisc_allmulti = false;
 	kt_sa.wq = alloc_workqueue("ipn_kt_sa", 0, 0);
@@ -1787,6 +1801,26 @@ static void kt_am_notice(struct kunit *test, struct ipn_priv *priv,
 }
 
 /*
+ * IFF_ALLMULTI on, and the three requests of the mode sent: the two
+ * subscriptions (InformInfo, traps 66 and 67) and the directory's table,
+ * their indices in kt_sa.mads.
+ */
+static void kt_am_enter(struct kunit *test, struct ipn_priv *priv,
+			int *sub66, int *sub67, int *table)
+{
+	rtnl_lock();
+	KUNIT_ASSERT_EQ(test, dev_set_allmulti(priv->dev, 1), 0);
+	rtnl_unlock();
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_sa.n_mads == 3));
+	*sub66 = kt_find_mad(0x02, IB_SA_ATTR_INFORM_INFO, 0);
+	*sub67 = kt_find_mad(0x02, IB_SA_ATTR_INFORM_INFO, 1);
+	*table = kt_find_mad(0x12, IB_SA_ATTR_MC_MEMBER_REC, 0);
+	KUNIT_ASSERT_GE(test, *sub66, 0);
+	KUNIT_ASSERT_GE(test, *sub67, 0);
+	KUNIT_ASSERT_GE(test, *table, 0);
+}
+
+/*
  * RFC 4391 s11: IFF_ALLMULTI on InfiniBand. The interface subscribes to
  * group creation and deletion, reads the SA's group list and NonMember
  * joins every IPoIB group of its link; a notice of a new group joins it,
@@ -1819,17 +1853,8 @@ static void sa_allmulti(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_count_joins(g[4]) == 1));
 	KUNIT_ASSERT_EQ(test, kt_answer_join(g[4], 0, KT_QKEY, IB_MTU_2048), 0);
 
-	rtnl_lock();
-	KUNIT_ASSERT_EQ(test, dev_set_allmulti(dev, 1), 0);
-	rtnl_unlock();
-	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_sa.n_mads == 3));
+	kt_am_enter(test, priv, &sub66, &sub67, &table);
 	KUNIT_EXPECT_EQ(test, kt_sa.am_starts, 1);
-	sub66 = kt_find_mad(0x02, IB_SA_ATTR_INFORM_INFO, 0);
-	sub67 = kt_find_mad(0x02, IB_SA_ATTR_INFORM_INFO, 1);
-	table = kt_find_mad(0x12, IB_SA_ATTR_MC_MEMBER_REC, 0);
-	KUNIT_ASSERT_GE(test, sub66, 0);
-	KUNIT_ASSERT_GE(test, sub67, 0);
-	KUNIT_ASSERT_GE(test, table, 0);
 	/* Subscribe = 1; traps 66 and 67; TIDs carry the agent's hi_tid. */
 	KUNIT_EXPECT_EQ(test, kt_sa.mads[sub66][IPC_SA_HDR_LEN + 23], 1);
 	KUNIT_EXPECT_EQ(test, get_unaligned_be16(&kt_sa.mads[sub66][IPC_SA_HDR_LEN + 26]), 66);
@@ -1991,16 +2016,7 @@ static void sa_allmulti_groups_bounded(struct kunit *test)
 	spin_lock_bh(&priv->lock);
 	priv->groups_max = 16;
 	spin_unlock_bh(&priv->lock);
-	rtnl_lock();
-	KUNIT_ASSERT_EQ(test, dev_set_allmulti(priv->dev, 1), 0);
-	rtnl_unlock();
-	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_sa.n_mads == 3));
-	sub66 = kt_find_mad(0x02, IB_SA_ATTR_INFORM_INFO, 0);
-	sub67 = kt_find_mad(0x02, IB_SA_ATTR_INFORM_INFO, 1);
-	table = kt_find_mad(0x12, IB_SA_ATTR_MC_MEMBER_REC, 0);
-	KUNIT_ASSERT_GE(test, sub66, 0);
-	KUNIT_ASSERT_GE(test, sub67, 0);
-	KUNIT_ASSERT_GE(test, table, 0);
+	kt_am_enter(test, priv, &sub66, &sub67, &table);
 	kt_am_answer(priv, sub66, NULL, 0, 0);
 	kt_am_answer(priv, sub67, NULL, 0, 0);
 	kt_am_answer(priv, table, NULL, 0, 0);
@@ -2030,6 +2046,38 @@ static void sa_allmulti_groups_bounded(struct kunit *test)
 					kt_count_joins_state(g[11],
 							     IPC_JOIN_NON) ==
 					1));
+	rtnl_lock();
+	dev_set_allmulti(priv->dev, -1);
+	rtnl_unlock();
+}
+
+/*
+ * The SA's answer can come before am_send returns (a MAD there and back
+ * takes microseconds); the TIDs it is matched against were set only after
+ * all three requests were sent, so such an answer was taken for a stale
+ * one and dropped: no group list, no retry. Now each TID is expected
+ * before its request goes.
+ */
+static void sa_allmulti_answer_at_once(struct kunit *test)
+{
+	struct ipn_priv *priv = ((struct kt_ctx *)test->priv)->priv;
+	static const u8 ip[4] = { 239, 4, 0, 1 };
+	u8 (*g)[16] = kunit_kzalloc(test, 16, GFP_KERNEL);
+	int sub66, sub67, table, failures;
+
+	KUNIT_ASSERT_NOT_NULL(test, g);
+	ipc_mgid_from_ipv4(ip, priv->ifid.bcast_gid, g[0]);
+	kt_join_bcast(test, priv);
+	failures = ipn_stat(priv, mc_failures);
+	kt_sa.am_list = (const u8 (*)[16])g;
+	kt_sa.am_list_n = 1;
+	kt_sa.am_at_once = true;
+	kt_am_enter(test, priv, &sub66, &sub67, &table);
+	kt_sa.am_at_once = false;
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000,
+					kt_count_joins_state(g[0], IPC_JOIN_NON) == 1));
+	KUNIT_EXPECT_EQ(test, (int)ipn_stat(priv, mc_failures), failures);
+	KUNIT_EXPECT_FALSE(test, priv->am.restart);
 	rtnl_lock();
 	dev_set_allmulti(priv->dev, -1);
 	rtnl_unlock();
@@ -2533,6 +2581,7 @@ static struct kunit_case ipn_sa_cases[] = {
 	KUNIT_CASE(sa_umcast),
 	KUNIT_CASE(sa_allmulti),
 	KUNIT_CASE(sa_allmulti_groups_bounded),
+	KUNIT_CASE(sa_allmulti_answer_at_once),
 	KUNIT_CASE(sa_allmulti_mad_agents),
 	KUNIT_CASE(sa_groups_wait_for_bcast),
 	KUNIT_CASE(sa_tx_decisions),
