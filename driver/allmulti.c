@@ -39,7 +39,8 @@ static struct ipn_priv *ipn_am_port_priv(struct ipn_priv *priv)
  * Send one request built by the core: the group list (trap 0), or the
  * InformInfo that subscribes to trap (or cancels it). The answer to it is
  * taken once its TID is in *expect (priv->am, or NULL for none), which is
- * set before the send, as the SA may answer at once. ctl_mutex held.
+ * set before the send, as the SA may answer at once. A list request
+ * starts a new directory read (priv->am.gen, read_at). ctl_mutex held.
  */
 static int ipn_am_request(struct ipn_priv *priv, u64 *expect, int trap,
 			  int subscribe)
@@ -54,6 +55,10 @@ static int ipn_am_request(struct ipn_priv *priv, u64 *expect, int trap,
 	tid = (u64)priv->am.tid_hi << 32 | ++priv->am.tid_seq;
 	if (expect)
 		*expect = tid;
+	if (!trap) {
+		priv->am.gen++;
+		priv->am.read_at = ipn_now_ms();
+	}
 	spin_unlock_bh(&priv->lock);
 	if (trap)
 		ipc_sa_inform_req(mad, tid, trap, subscribe);
@@ -89,6 +94,16 @@ static void ipn_am_query(struct ipn_priv *priv)
 		ipn_am_unsent(priv, ret);
 }
 
+/* Leave a NonMember group the mode joined. priv->lock held. */
+static void ipn_am_leave(struct ipn_priv *priv, struct ipn_mcast *mc, u64 now)
+{
+	struct ipc_result r;
+
+	priv->am.groups--;
+	ipc_mc_unsubscribe(&mc->st, &priv->mc_cfg, IPC_JOIN_NON, now, &r);
+	ipn_mcast_apply(priv, mc, &r, NULL);
+}
+
 /* One group of the directory, or a notice. priv->lock held. */
 static void ipn_am_group(struct ipn_priv *priv, const u8 *mgid, bool join)
 {
@@ -109,18 +124,33 @@ static void ipn_am_group(struct ipn_priv *priv, const u8 *mgid, bool join)
 			return;
 		mc = mc ?: ipn_mcast_get(priv, mgid, IPC_SCOPE_LINK, false);
 		/* A full table: this group is not followed (said once). */
-		if (IS_ERR(mc) || (mc->st.want & IPC_JOIN_NON))
+		if (IS_ERR(mc))
+			return;
+		/* Listed by the read in flight, or created since it began. */
+		mc->am_gen = priv->am.gen;
+		if (mc->st.want & IPC_JOIN_NON)
 			return;
 		priv->am.groups++;
 		ipc_mc_subscribe(&mc->st, &priv->mc_cfg, IPC_JOIN_NON, now, &r);
-	} else {
-		if (!mc || !(mc->st.want & IPC_JOIN_NON))
-			return;
-		priv->am.groups--;
-		ipc_mc_unsubscribe(&mc->st, &priv->mc_cfg, IPC_JOIN_NON, now,
-				   &r);
+		ipn_mcast_apply(priv, mc, &r, NULL);
+	} else if (mc && (mc->st.want & IPC_JOIN_NON)) {
+		ipn_am_leave(priv, mc, now);
 	}
-	ipn_mcast_apply(priv, mc, &r, NULL);
+}
+
+/*
+ * A complete directory read: the NonMember groups it does not list, and
+ * that no Report created since it began, are gone from the SA (a trap 67
+ * lost, or beyond the rate): left. priv->lock held.
+ */
+static void ipn_am_sweep(struct ipn_priv *priv)
+{
+	struct ipn_mcast *mc, *tmp;
+	u64 now = ipn_now_ms();
+
+	list_for_each_entry_safe(mc, tmp, &priv->mcasts, list)
+		if ((mc->st.want & IPC_JOIN_NON) && mc->am_gen != priv->am.gen)
+			ipn_am_leave(priv, mc, now);
 }
 
 /*
@@ -147,6 +177,8 @@ void ipn_allmulti_answer(struct ipn_priv *priv, u64 tid, const u8 *buf,
 			ipn_am_group(priv, mgid, true);
 			ret = 0;
 		}
+		if (!ret)
+			ipn_am_sweep(priv);
 	} else if (tid == priv->am.sub_tid[0] || tid == priv->am.sub_tid[1]) {
 		if (!ret)
 			ret = ipc_sa_inform_resp_check(buf, len, tid);
@@ -168,12 +200,59 @@ out:
 }
 
 /*
+ * A Report beyond the rate (ipc_notice_admit): answered, not acted on;
+ * every interface in the mode reads the directory again when the core
+ * says (ipn_allmulti_sync, ipc_notice_reread). am_port.lock held.
+ */
+static void ipn_am_limited(struct ipn_priv *port_priv)
+{
+	struct ipn_priv *priv;
+
+	ipn_inc(port_priv, sa_reports_limited);
+	netdev_warn_once(port_priv->dev,
+			 "SA Reports beyond %u a second: not acted on; the group directory is read again once they stop (sa_reports_limited)\n",
+			 IPC_NOTICE_RATE);
+	/* Not later than it was: the stack's groups wait in it too. */
+	list_for_each_entry(priv, &port_priv->am_port.list, am.node)
+		queue_delayed_work(priv->wq, &priv->rx_mode_work,
+				   msecs_to_jiffies(IPC_NOTICE_QUIET_MS));
+}
+
+/*
+ * Reports were refused since this interface last read the directory: read
+ * it again when the core says, or arm the rx_mode work for then (it runs
+ * this). ctl_mutex held.
+ */
+static void ipn_am_reread(struct ipn_priv *priv, u64 now)
+{
+	struct ipn_priv *port = ipn_am_port_priv(priv);
+	u64 read_at, deadline;
+	int due, ret;
+
+	spin_lock_bh(&priv->lock);
+	read_at = priv->am.read_at;
+	spin_unlock_bh(&priv->lock);
+	spin_lock_bh(&port->am_port.lock);
+	due = ipc_notice_reread(&port->am_port.rate, read_at, now, &deadline);
+	spin_unlock_bh(&port->am_port.lock);
+	if (due) {
+		ret = ipn_am_request(priv, &priv->am.table_tid, 0, 0);
+		if (ret)
+			ipn_am_unsent(priv, ret);
+	} else if (deadline != IPC_NO_DEADLINE) {
+		queue_delayed_work(priv->wq, &priv->rx_mode_work,
+				   msecs_to_jiffies(deadline - now));
+	}
+}
+
+/*
  * A Report to the port of port_priv (its interface without a parent),
  * from LID slid on the partition pkey, while the port's SM is at sm_lid:
  * a group was created or deleted. Every interface of the port in the
  * mode follows. resp gets the ReportResp to send back. Returns 0 when
  * resp is to be sent, -EPROTO for what is no notice, -EACCES for a Report
- * that is not the SA's (counted in sa_reports_refused, said once).
+ * that is not the SA's (counted in sa_reports_refused, said once). Those
+ * beyond the rate are answered, not acted on (ipn_am_limited()).
  */
 int ipn_allmulti_notice(struct ipn_priv *port_priv, u16 slid, u16 sm_lid,
 			u16 pkey, const u8 *mad, u32 len, u8 *resp)
@@ -195,6 +274,11 @@ int ipn_allmulti_notice(struct ipn_priv *port_priv, u16 slid, u16 sm_lid,
 	if (trap != IPC_TRAP_MCG_CREATED && trap != IPC_TRAP_MCG_DELETED)
 		return 0;
 	spin_lock_bh(&port_priv->am_port.lock);
+	if (!ipc_notice_admit(&port_priv->am_port.rate, ipn_now_ms())) {
+		ipn_am_limited(port_priv);
+		spin_unlock_bh(&port_priv->am_port.lock);
+		return 0;
+	}
 	list_for_each_entry(priv, &port_priv->am_port.list, am.node) {
 		spin_lock(&priv->lock);
 		ipn_am_group(priv, mgid, trap == IPC_TRAP_MCG_CREATED);
@@ -295,8 +379,10 @@ void ipn_allmulti_sync(struct ipn_priv *priv)
 	restart = priv->am.restart;
 	priv->am.restart = false;
 	spin_unlock_bh(&priv->lock);
-	if (priv->am.on && !restart)
+	if (priv->am.on && !restart) {
+		ipn_am_reread(priv, ipn_now_ms());
 		return;
+	}
 	if (!priv->am.on) {
 		int ret = ipn_am_start(priv);
 
@@ -325,6 +411,7 @@ void ipn_allmulti_init(struct ipn_priv *priv)
 	INIT_LIST_HEAD(&priv->am.node);
 	spin_lock_init(&priv->am_port.lock);
 	INIT_LIST_HEAD(&priv->am_port.list);
+	ipc_notice_rate_init(&priv->am_port.rate, ipn_now_ms());
 	mutex_init(&priv->am_port.mutex);
 }
 

@@ -161,6 +161,7 @@ struct ipn_stats {
 	u64 mc_evictions;	/* groups given up: the table was full */
 	u64 qp_errors;		/* the UD QP went to ERR: restarted (M5) */
 	u64 cm_tx_refused;	/* to UD: connection table full (M3) */
+	u64 sa_reports_limited;	/* SA Reports beyond the rate (M3) */
 	struct u64_stats_sync syncp;	/* last: only u64 counters before it */
 };
 
@@ -256,6 +257,8 @@ struct ipn_am {
 	u64 sub_tid[2];
 	u32 tid_hi;			/* the agent's, in every TID */
 	u32 tid_seq;
+	u32 gen;			/* directory reads sent (priv->lock) */
+	u64 read_at;			/* ms of the last (priv->lock) */
 	unsigned int groups;		/* NonMember groups (priv->lock) */
 	bool on;			/* in the mode (ctl_mutex) */
 	bool active;			/* answers are taken (priv->lock) */
@@ -268,8 +271,9 @@ struct ipn_am_port {
 	struct mutex mutex;		/* agent, users */
 	struct ib_mad_agent *agent;
 	unsigned int users;
-	spinlock_t lock;		/* list */
+	spinlock_t lock;		/* list, rate */
 	struct list_head list;		/* interfaces in the mode */
+	struct ipc_notice_rate rate;	/* the Reports acted on */
 };
 
 extern const struct ipn_sa_ops ipn_sa_ib;
@@ -320,6 +324,7 @@ struct ipn_mcast {
 	bool attached;
 	bool ip6_joined;
 	bool seen;			/* rx_mode diff scratch */
+	u32 am_gen;			/* the directory read that listed it */
 	bool dead;
 	bool is_bcast;
 	struct ib_sa_multicast *sa_mc;

@@ -642,6 +642,9 @@ void ipn_mcast_rx_mode_work(struct work_struct *work)
 	spin_unlock_bh(&priv->lock);
 	kfree(mgids);
 	ipn_mcast_run(priv);
+	/* Before the all-multicast mode arms this work for later. */
+	if (retry)
+		queue_delayed_work(priv->wq, &priv->rx_mode_work, HZ / 10);
 	ipn_allmulti_sync(priv);
 out:
 	/* Out of memory: the list is not lost, diff it again soon. */

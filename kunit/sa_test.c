@@ -2084,6 +2084,106 @@ static void sa_allmulti_answer_at_once(struct kunit *test)
 }
 
 /*
+ * Review M3: every Report acted on is a join or a leave at the SA by every
+ * interface of the port in the mode, so a storm of them became a storm of
+ * joins. Now those beyond IPC_NOTICE_RATE a second (after a burst) are
+ * answered and counted, not acted on; once they stop for
+ * IPC_NOTICE_QUIET_MS the directory is read again (the table alone, not
+ * the subscriptions), and what it says is followed: the group created
+ * meanwhile is joined, the one deleted meanwhile left, one a Report
+ * created while the table was in flight kept.
+ */
+static void sa_allmulti_reports_limited(struct kunit *test)
+{
+	struct ipn_priv *priv = ((struct kt_ctx *)test->priv)->priv;
+	u8 (*g)[16] = kunit_kzalloc(test, 5 * 16, GFP_KERNEL);
+	u8 ip[4] = { 239, 3, 0, 0 };
+	int i, sub66, sub67, table, mads;
+	unsigned long t0;
+
+	KUNIT_ASSERT_NOT_NULL(test, g);
+	for (i = 0; i < 5; i++) {
+		ip[3] = i;
+		ipc_mgid_from_ipv4(ip, priv->ifid.bcast_gid, g[i]);
+	}
+	kt_join_bcast(test, priv);
+	kt_am_enter(test, priv, &sub66, &sub67, &table);
+	kt_am_answer(priv, sub66, NULL, 0, 0);
+	kt_am_answer(priv, sub67, NULL, 0, 0);
+	kt_am_answer(priv, table, (const u8 (*)[16])g, 2, 0);
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000,
+					kt_count_joins_state(g[0], IPC_JOIN_NON) == 1 &&
+					kt_count_joins_state(g[1], IPC_JOIN_NON) == 1));
+	KUNIT_ASSERT_EQ(test, kt_answer_join(g[0], 0, KT_QKEY, IB_MTU_2048), 0);
+	KUNIT_ASSERT_EQ(test, kt_answer_join(g[1], 0, KT_QKEY, IB_MTU_2048), 0);
+	/* Within the rate: acted on. */
+	kt_am_notice(test, priv, IPC_TRAP_MCG_CREATED, g[2]);
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000,
+					kt_count_joins_state(g[2], IPC_JOIN_NON) == 1));
+	KUNIT_ASSERT_EQ(test, kt_answer_join(g[2], 0, KT_QKEY, IB_MTU_2048), 0);
+	KUNIT_EXPECT_EQ(test, ipn_stat(priv, sa_reports_limited), 0u);
+
+	/*
+	 * The budget spent, and no refill for 10 s (its clock set ahead),
+	 * so that what follows is beyond it however slow this machine is.
+	 */
+	spin_lock_bh(&priv->am_port.lock);
+	priv->am_port.rate.tokens = 0;
+	priv->am_port.rate.at = ipn_now_ms() + 10000;
+	spin_unlock_bh(&priv->am_port.lock);
+	mads = kt_sa.n_mads;
+	t0 = jiffies;
+	kt_am_notice(test, priv, IPC_TRAP_MCG_DELETED, g[1]);
+	kt_am_notice(test, priv, IPC_TRAP_MCG_CREATED, g[3]);
+	kt_settle(priv);
+	KUNIT_EXPECT_EQ(test, ipn_stat(priv, sa_reports_limited), 2u);
+	KUNIT_EXPECT_EQ(test, kt_count_joins(g[3]), 0);
+	KUNIT_EXPECT_EQ(test, kt_mc_state(priv, g[1]), IPC_MC_JOINED);
+	KUNIT_EXPECT_EQ(test, kt_sa.n_mads, mads);
+
+	/* The quiet over: the table again, and nothing else. */
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 3 * IPC_NOTICE_QUIET_MS,
+					kt_sa.n_mads > mads));
+	KUNIT_EXPECT_GE(test, jiffies_to_msecs(jiffies - t0),
+			IPC_NOTICE_QUIET_MS);
+	kt_settle(priv);
+	KUNIT_EXPECT_EQ(test, kt_sa.n_mads, mads + 1);
+	table = kt_find_mad(0x12, IB_SA_ATTR_MC_MEMBER_REC, 1);
+	KUNIT_ASSERT_EQ(test, table, mads);
+	/*
+	 * While it is in flight, one Report within the budget: group 4,
+	 * created after the table was taken, is not in it and stays.
+	 */
+	spin_lock_bh(&priv->am_port.lock);
+	priv->am_port.rate.tokens = 1000;
+	spin_unlock_bh(&priv->am_port.lock);
+	kt_am_notice(test, priv, IPC_TRAP_MCG_CREATED, g[4]);
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000,
+					kt_count_joins_state(g[4], IPC_JOIN_NON) == 1));
+	KUNIT_ASSERT_EQ(test, kt_answer_join(g[4], 0, KT_QKEY, IB_MTU_2048), 0);
+	/* It lists 0, 2 and 3: 3 is joined, 1 left, 0, 2 and 4 kept. */
+	memcpy(g[1], g[3], 16);
+	kt_am_answer(priv, table, (const u8 (*)[16])g, 3, 0);
+	ip[3] = 1;
+	ipc_mgid_from_ipv4(ip, priv->ifid.bcast_gid, g[1]);
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000,
+					kt_count_joins_state(g[3], IPC_JOIN_NON) == 1 &&
+					kt_count_joins(g[1]) == 0));
+	KUNIT_EXPECT_EQ(test, kt_count_joins_state(g[0], IPC_JOIN_NON), 1);
+	KUNIT_EXPECT_EQ(test, kt_count_joins_state(g[2], IPC_JOIN_NON), 1);
+	KUNIT_EXPECT_EQ(test, kt_count_joins_state(g[4], IPC_JOIN_NON), 1);
+	KUNIT_EXPECT_EQ(test, kt_mc_state(priv, g[0]), IPC_MC_JOINED);
+	KUNIT_EXPECT_EQ(test, kt_mc_state(priv, g[4]), IPC_MC_JOINED);
+	KUNIT_EXPECT_EQ(test, ipn_stat(priv, sa_reports_limited), 2u);
+	spin_lock_bh(&priv->lock);
+	KUNIT_EXPECT_EQ(test, priv->am.groups, 4u);
+	spin_unlock_bh(&priv->lock);
+	rtnl_lock();
+	dev_set_allmulti(priv->dev, -1);
+	rtnl_unlock();
+}
+
+/*
  * allmulti.c's MAD agents for real, over soft-RoCE: the interface on rxe0
  * registers its request agent and the port's Report agent; rxe1, as the
  * SA would, sends a Report(Notice) of a new group to rxe0's QP 1. The
@@ -2581,6 +2681,7 @@ static struct kunit_case ipn_sa_cases[] = {
 	KUNIT_CASE(sa_umcast),
 	KUNIT_CASE(sa_allmulti),
 	KUNIT_CASE(sa_allmulti_groups_bounded),
+	KUNIT_CASE(sa_allmulti_reports_limited),
 	KUNIT_CASE(sa_allmulti_answer_at_once),
 	KUNIT_CASE(sa_allmulti_mad_agents),
 	KUNIT_CASE(sa_groups_wait_for_bcast),
