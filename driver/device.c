@@ -315,7 +315,12 @@ void ipn_restart_work(struct work_struct *work)
 		ipn_stop(priv->dev);
 		if (ipn_open(priv->dev))
 			dev_close(priv->dev);
-	} else {
+	} else if (!priv->up) {
+		/*
+		 * Nothing runs: no QP can fail meanwhile. Up without WANTED,
+		 * a stop answered the request, and the bits belong to the
+		 * QP opened since: a failure of it may be setting them now.
+		 */
 		ipn_restart_clear(priv);
 	}
 out:
