@@ -17,7 +17,12 @@
 #     link MTU; a large ping gets "fragmentation needed" from n1's own
 #     driver (ICMP, mtu 4092) and the stack fragments the next ones;
 #  e) back to connected, then the interfaces go down and up with the
-#     connections open, and the module is unloaded with connections open.
+#     connections open;
+#  f) cm_tx_max 0 (review M3: the cap on connections an interface makes):
+#     n1 makes none, counts cm_tx_refused, and its frames go over
+#     datagrams: small ones arrive, a large one with DF gets
+#     "fragmentation needed" for the UD MTU from n1's driver; the cap raised, n1 connects
+#     again. Then the module is unloaded with connections open.
 
 # shellcheck source=SCRIPTDIR/../lib.sh
 . "$(dirname "$0")/../lib.sh"
@@ -32,6 +37,20 @@ ip_stat() {
 # mode_of NS IF: the mode `ip -d link` reports ("ipoib pkey P mode M").
 mode_of() {
 	ip -n "$1" -d link show dev "$2" | grep -o 'ipoib pkey [^ ]* mode [a-z]*' | awk '{ print "mode " $NF }'
+}
+
+# told_ud_mtu WHY: an 8000-byte ping from n1 to 10.1.0.2 with DF is
+# refused, and ping and n1's route learn UD's MTU, 4092.
+told_ud_mtu() {
+	local out route
+	out=$(ns_exec n1 ping -c 2 -i 0.5 -W 3 -s 8000 -M do 10.1.0.2 2>&1) || true
+	echo "$out"
+	route=$(ip -n n1 route get 10.1.0.2)
+	echo "$route"
+	grep -q "mtu 4092" <<< "$route" ||
+		fail "n1 did not learn MTU 4092 for 10.1.0.2 $1"
+	grep -qi "mtu = 4092\|mtu=4092\|message too long" <<< "$out" ||
+		fail "ping was not told of MTU 4092 for an 8000-byte ping $1"
 }
 
 log "a) connected mode by sysfs and by netlink"
@@ -88,14 +107,7 @@ a=$(link_addr n2 "$IB2")
 wait_for 20 "n1 sees $IB2 without the C bit" \
 	sh -c "ip -n n1 neigh show 10.1.0.2 dev $IB1 | grep -q ' 00:'"
 check_ping n1 10.1.0.2 -s 1000
-out=$(ns_exec n1 ping -c 2 -i 0.5 -W 3 -s 8000 -M do 10.1.0.2 2>&1) || true
-echo "$out"
-route=$(ip -n n1 route get 10.1.0.2)
-echo "$route"
-grep -q "mtu 4092" <<< "$route" ||
-	fail "n1 did not learn MTU 4092 for 10.1.0.2 from its driver's ICMP"
-grep -qi "mtu = 4092\|mtu=4092\|message too long" <<< "$out" ||
-	fail "ping was not told of MTU 4092 for an 8000-byte ping"
+told_ud_mtu "from its driver's ICMP"
 tb=$(eth_stat n1 "$IB1" drop_too_big)
 ((tb >= 1)) || fail "drop_too_big is $tb on $IB1"
 # Without DF the stack now fragments to the learnt MTU.
@@ -111,6 +123,39 @@ check ip -n n2 link set dev "$IB2" up
 wait_for 30 "carrier on $IB2 in n2" has_carrier n2 "$IB2"
 wait_for 30 "ping after $IB2 came back" ping_works n1 10.1.0.2 -s 30000
 check_ping n2 10.1.0.1 -s 30000
+
+log "f) cm_tx_max 0: n1's frames go over datagrams"
+cap=/sys/module/ipoib_ng/parameters/cm_tx_max
+check sh -c "echo 0 > $cap"
+check ip -n n1 link set dev "$IB1" down
+check ip -n n1 link set dev "$IB1" up
+wait_for 30 "carrier on $IB1 in n1" has_carrier n1 "$IB1"
+c=$(eth_stat n1 "$IB1" cm_connects)
+t=$(eth_stat n1 "$IB1" cm_tx_packets)
+ref=$(eth_stat n1 "$IB1" cm_tx_refused)
+tb=$(eth_stat n1 "$IB1" drop_too_big)
+# (Its IPv6 address went with the down: IPv4 from here.)
+wait_for 30 "ping after $IB1 came back" ping_works n1 10.1.0.2 -s 1000
+# Forget the MTU d) learnt for 10.1.0.2.
+check ip -n n1 route flush cache
+route=$(ip -n n1 route get 10.1.0.2)
+! grep -q "mtu 4092" <<< "$route" || fail "the learnt MTU stayed: $route"
+told_ud_mtu "with no connection"
+[[ $(eth_stat n1 "$IB1" cm_connects) == "$c" ]] ||
+	fail "n1 connected with cm_tx_max 0"
+[[ $(eth_stat n1 "$IB1" cm_tx_packets) == "$t" ]] ||
+	fail "n1 sent over RC with cm_tx_max 0"
+ref2=$(eth_stat n1 "$IB1" cm_tx_refused)
+((ref2 > ref)) || fail "cm_tx_refused stayed at $ref2"
+(($(eth_stat n1 "$IB1" drop_too_big) > tb)) ||
+	fail "no drop_too_big for the 8000-byte ping"
+dmesg | grep -q "$IB1: connected mode: 0 connections.*cm_tx_refused" ||
+	fail "no log line for the refused connection"
+check sh -c "echo 1024 > $cap"
+check_ping n1 10.1.0.2 -s 1000
+(($(eth_stat n1 "$IB1" cm_connects) > c)) ||
+	fail "n1 made no connection once the cap was raised"
+log "$IB1: cm_tx_refused $ref -> $ref2, connected again"
 check ip netns exec n1 ethtool -S "$IB1"
 unload_ipoib
 check_dmesg_clean "connected mode"
