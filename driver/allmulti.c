@@ -315,7 +315,6 @@ void ipn_allmulti_stop(struct ipn_priv *priv)
 {
 	struct ipn_priv *port = ipn_am_port_priv(priv);
 	struct ipn_mcast *mc, *tmp;
-	struct ipc_result r;
 	u64 now;
 
 	if (!priv->am.on)
@@ -338,13 +337,9 @@ void ipn_allmulti_stop(struct ipn_priv *priv)
 
 	now = ipn_now_ms();
 	spin_lock_bh(&priv->lock);
-	list_for_each_entry_safe(mc, tmp, &priv->mcasts, list) {
-		if (!(mc->st.want & IPC_JOIN_NON))
-			continue;
-		ipc_mc_unsubscribe(&mc->st, &priv->mc_cfg, IPC_JOIN_NON, now,
-				   &r);
-		ipn_mcast_apply(priv, mc, &r, NULL);
-	}
+	list_for_each_entry_safe(mc, tmp, &priv->mcasts, list)
+		if (mc->st.want & IPC_JOIN_NON)
+			ipn_am_leave(priv, mc, now);
 	priv->am.groups = 0;
 	spin_unlock_bh(&priv->lock);
 	ipn_mcast_run(priv);
