@@ -577,7 +577,8 @@ void ipn_mcast_rx_mode_work(struct work_struct *work)
 	}
 	netif_addr_unlock_bh(dev);
 	if (!mgids) {
-		retry = true;
+		/* Out of memory: the list is not lost, diff it again soon. */
+		queue_delayed_work(priv->wq, &priv->rx_mode_work, HZ / 10);
 		goto out;
 	}
 	if (wrong) {
@@ -642,14 +643,11 @@ void ipn_mcast_rx_mode_work(struct work_struct *work)
 	spin_unlock_bh(&priv->lock);
 	kfree(mgids);
 	ipn_mcast_run(priv);
-	/* Before the all-multicast mode arms this work for later. */
+	/* Out of memory: again soon, before the mode arms this for later. */
 	if (retry)
 		queue_delayed_work(priv->wq, &priv->rx_mode_work, HZ / 10);
 	ipn_allmulti_sync(priv);
 out:
-	/* Out of memory: the list is not lost, diff it again soon. */
-	if (retry)
-		queue_delayed_work(priv->wq, &priv->rx_mode_work, HZ / 10);
 	mutex_unlock(&priv->ctl_mutex);
 	rtnl_unlock();
 }
