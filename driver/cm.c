@@ -871,11 +871,43 @@ static void ipn_cm_tx_run(struct ipn_priv *priv, struct ipn_cm_tx *tx, u32 ops)
 	ipn_xmit_list(&list);
 	if (ops & IPN_OP_FREE) {
 		ipn_cm_disconnect(priv, tx);
-		kfree(tx);
 		spin_lock_bh(&priv->lock);
-		priv->cm_tx_count--;
+		if (atomic_read(&tx->inflight)) {
+			/* Slots of the send ring still point at it. */
+			list_add_tail(&tx->zombie, &priv->cm_zombies);
+			tx = NULL;
+		} else {
+			priv->cm_tx_count--;
+		}
 		spin_unlock_bh(&priv->lock);
+		kfree(tx);
 	}
+}
+
+/*
+ * Review L2: a connection freed while sends of its QP never came back
+ * (ipn_cm_disconnect gave up waiting for them and destroyed the QP) is
+ * kept, because not every provider purges a destroyed QP's completions
+ * from the CQ and each would reach it through its send ring slot. It goes
+ * when its last send completes after all, or, with all, once the send
+ * ring is drained (ipn_qp_down: no slot points at it any more). It still
+ * counts against cm_tx_max until then. Control context.
+ */
+void ipn_cm_reap(struct ipn_priv *priv, bool all)
+{
+	struct ipn_cm_tx *tx, *tmp;
+	LIST_HEAD(gone);
+
+	spin_lock_bh(&priv->lock);
+	list_for_each_entry_safe(tx, tmp, &priv->cm_zombies, zombie) {
+		if (all || !atomic_read(&tx->inflight)) {
+			list_move_tail(&tx->zombie, &gone);
+			priv->cm_tx_count--;
+		}
+	}
+	spin_unlock_bh(&priv->lock);
+	list_for_each_entry_safe(tx, tmp, &gone, zombie)
+		kfree(tx);
 }
 
 /* The control work's share: connection ops and retired connections. */
@@ -909,6 +941,7 @@ void ipn_cm_run(struct ipn_priv *priv)
 			break;
 		ipn_cm_rx_destroy(priv, rx);
 	}
+	ipn_cm_reap(priv, false);
 }
 
 /*
@@ -1129,6 +1162,7 @@ void ipn_cm_init(struct ipn_priv *priv)
 	INIT_LIST_HEAD(&priv->cm_rx);
 	INIT_LIST_HEAD(&priv->cm_rx_dead);
 	INIT_LIST_HEAD(&priv->cm_work);
+	INIT_LIST_HEAD(&priv->cm_zombies);
 	init_waitqueue_head(&priv->cm_wait);
 	ipc_cm_cfg_default(&priv->cm_cfg);
 }

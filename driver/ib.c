@@ -382,6 +382,7 @@ void ipn_qp_down(struct ipn_priv *priv)
 	if (ib_modify_qp(priv->qp, &attr, IB_QP_STATE))
 		netdev_warn(priv->dev, "failed to move the QP to ERR\n");
 	ipn_tx_ring_drain(priv);
+	ipn_cm_reap(priv, true);	/* no slot points at one any more */
 	ipn_rx_ring_free(priv);
 	attr.qp_state = IB_QPS_RESET;
 	if (ib_modify_qp(priv->qp, &attr, IB_QP_STATE))

@@ -398,6 +398,7 @@ struct ipn_cm_tx {
 	int conn_status;		/* the REQ's answer, for IPN_OP_DONE */
 	u32 conn_frame_max;
 	struct ib_qp *broken_qp;	/* the QP that failed (IPN_OP_BROKEN) */
+	struct list_head zombie;	/* priv->cm_zombies: freed, sends out */
 };
 
 /* A connection a peer made to us. */
@@ -564,6 +565,7 @@ struct ipn_priv {
 	bool cm_tx_full_told;		/* the log said the table filled */
 	struct list_head cm_rx_dead;
 	struct list_head cm_work;
+	struct list_head cm_zombies;	/* ipn_cm_reap(): review L2 */
 	wait_queue_head_t cm_wait;	/* a connection's sends completed */
 	struct ipc_cm_cfg cm_cfg;
 
@@ -689,6 +691,7 @@ netdev_tx_t ipn_start_xmit(struct sk_buff *skb, struct net_device *dev);
 int ipn_tx_poll(struct napi_struct *napi, int budget);
 void ipn_tx_comp(struct ib_cq *cq, void *ctx);
 void ipn_tx_ring_drain(struct ipn_priv *priv);
+void ipn_cm_tx_sent(struct ipn_priv *priv, struct ipn_cm_tx *cm);
 int ipn_send(struct ipn_priv *priv, struct sk_buff *skb, struct ipn_ah *ah,
 	     u32 qpn, struct ipn_cm_tx *cm);
 void ipn_tx_timeout(struct net_device *dev, unsigned int txqueue);
@@ -737,6 +740,7 @@ void ipn_cm_init(struct ipn_priv *priv);
 int ipn_cm_start(struct ipn_priv *priv);
 void ipn_cm_stop(struct ipn_priv *priv);
 void ipn_cm_run(struct ipn_priv *priv);
+void ipn_cm_reap(struct ipn_priv *priv, bool all);
 void ipn_cm_timers(struct ipn_priv *priv, u64 now);
 int ipn_cm_rx_poll(struct napi_struct *napi, int budget);
 enum ipn_cm_route ipn_cm_xmit(struct ipn_priv *priv, struct sk_buff *skb,

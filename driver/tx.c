@@ -348,17 +348,32 @@ static void ipn_tx_one(struct ipn_priv *priv, struct ib_wc *wc, int budget)
 	slot->ah = NULL;
 	slot->cm = NULL;
 	/* Last: the connection may go once its sends are all back. */
-	if (cm) {
-		WRITE_ONCE(cm->progress_ms, ipn_now_ms());	/* review H4 */
-		if (atomic_dec_and_test(&cm->inflight))
-			wake_up(&priv->cm_wait);
-	}
+	if (cm)
+		ipn_cm_tx_sent(priv, cm);
 	/* The tail moves over every slot whose send completed. */
 	head = smp_load_acquire(&priv->tx_head);
 	tail = priv->tx_tail;
 	while (tail != head && !priv->tx_ring[tail & mask].skb)
 		tail++;
 	WRITE_ONCE(priv->tx_tail, tail);
+}
+
+/*
+ * One send of connection cm completed: progress for the stall check
+ * (review H4), and once none is left its disconnect may go on, or, if
+ * it was freed before (review L2, ipn_cm_reap), the control work frees
+ * it. dead is read first: at 0 the connection may be gone at once.
+ */
+void ipn_cm_tx_sent(struct ipn_priv *priv, struct ipn_cm_tx *cm)
+{
+	bool dead = READ_ONCE(cm->dead);
+
+	WRITE_ONCE(cm->progress_ms, ipn_now_ms());
+	if (atomic_dec_and_test(&cm->inflight)) {
+		wake_up(&priv->cm_wait);
+		if (dead)
+			ipn_ctl_kick(priv);
+	}
 }
 
 static int ipn_tx_reap(struct ipn_priv *priv, int budget)

@@ -21,6 +21,8 @@
  *      send is ever acknowledged: the stall check breaks the connection.
  *   5. cm_tx_bounded: A sends to B's GID under ever new QPNs: at most
  *      cm_tx_max connections, and IPN_CM_TX_PER_GID to one GID.
+ *   6. cm_late_completion: a connection freed while a send of it is
+ *      still out is kept until that send completes.
  */
 #define IPN_KUNIT 1
 #include <linux/delay.h>
@@ -854,12 +856,78 @@ static void cm_tx_bounded(struct kunit *test)
 	KUNIT_EXPECT_GE(test, kt_conn(a, b->dev->dev_addr).state, 0);
 }
 
+/* Connections freed with sends out, kept until those come back. */
+static unsigned int kt_zombies(struct ipn_priv *priv)
+{
+	struct ipn_cm_tx *tx;
+	unsigned int n = 0;
+
+	spin_lock_bh(&priv->lock);
+	list_for_each_entry(tx, &priv->cm_zombies, zombie)
+		n++;
+	spin_unlock_bh(&priv->lock);
+	return n;
+}
+
+/*
+ * Review L2: a connection whose disconnect waited 5 s for sends that
+ * never came back was freed all the same, while send ring slots still
+ * pointed at it, so a completion that came later (not every provider
+ * purges a destroyed QP's completions from the CQ) wrote freed memory.
+ * rxe flushes every send of a QP in ERR, so the send that never
+ * completes is made here (inflight raised by hand); A's connection to B
+ * goes idle and is freed; then the late completion comes, through what
+ * the send ring's completion handler calls. Without the fix KASAN
+ * reports a use after free.
+ */
+static void cm_late_completion(struct kunit *test)
+{
+	struct kt_cm *c = test->priv;
+	struct ipn_priv *a = c->a, *b;
+	struct ipn_cm_tx *tx;
+	unsigned int count;
+
+	b = kt_cm_if(test, c->peer_ca, &c->b);
+	spin_lock_bh(&a->lock);
+	a->cm_cfg.idle_ms = KT_IDLE_MS;
+	spin_unlock_bh(&a->lock);
+	ipn_kunit_xmit(a, b->dev->dev_addr, KT_IP_B);
+	KUNIT_ASSERT_TRUE_MSG(test,
+			      kt_until(KT_CONNECT_MS,
+				       kt_conn(a, b->dev->dev_addr).state ==
+				       IPC_CM_CONNECTED),
+			      "A did not connect to B");
+	spin_lock_bh(&a->lock);
+	tx = kt_tx_find(a, b->dev->dev_addr);
+	if (tx)
+		atomic_inc(&tx->inflight);	/* a send that never completes */
+	count = a->cm_tx_count;
+	spin_unlock_bh(&a->lock);
+	KUNIT_ASSERT_NOT_NULL(test, tx);
+
+	/* Idle: freed after a disconnect that gives up waiting (5 s). */
+	KUNIT_EXPECT_TRUE_MSG(test,
+			      kt_until(KT_IDLE_MS + 10000, kt_zombies(a) == 1),
+			      "state %d, %u kept, %u connections",
+			      kt_conn(a, b->dev->dev_addr).state, kt_zombies(a),
+			      READ_ONCE(a->cm_tx_count));
+	KUNIT_EXPECT_EQ(test, kt_conn(a, b->dev->dev_addr).state, -1);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(a->cm_tx_count), count);
+
+	/* The late completion; then it goes. */
+	ipn_cm_tx_sent(a, tx);
+	KUNIT_EXPECT_TRUE_MSG(test, kt_until(2000, !kt_zombies(a)),
+			      "%u kept after their last send", kt_zombies(a));
+	KUNIT_EXPECT_EQ(test, READ_ONCE(a->cm_tx_count), count - 1);
+}
+
 static struct kunit_case ipn_cm_cases[] = {
 	KUNIT_CASE(cm_accept_and_cap),
 	KUNIT_CASE(cm_rx_idle_reaped),
 	KUNIT_CASE(cm_rnr_hostile_peer),
 	KUNIT_CASE(cm_dead_peer_stall),
 	KUNIT_CASE(cm_tx_bounded),
+	KUNIT_CASE(cm_late_completion),
 	{}
 };
 
