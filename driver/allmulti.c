@@ -21,6 +21,8 @@
  * receives the SA's Reports for every interface of the port and answers
  * them. Both are behind ipn_sa_ops (am_*), which KUnit replaces.
  */
+#include <linux/mm.h>
+#include <linux/slab.h>
 #include "ipoib_ng.h"
 
 #include <rdma/ib_cache.h>
@@ -430,12 +432,15 @@ static void ipn_am_send_done(struct ib_mad_agent *agent,
 	ib_free_send_mad(send);
 }
 
-/* The segments of an RMPP response in one buffer, as the SA sent it. */
+/*
+ * The segments of an RMPP response in one buffer, as the SA sent it: a
+ * large fabric's table is megabytes, hence kvmalloc (review L5).
+ */
 static u8 *ipn_am_coalesce(struct ib_mad_recv_wc *wc, u32 *len)
 {
 	struct ib_mad_recv_buf *seg;
 	size_t total = wc->mad_len, off = 0, n;
-	u8 *buf = kmalloc(total, GFP_KERNEL);
+	u8 *buf = kvmalloc(total, GFP_KERNEL);
 
 	if (!buf)
 		return NULL;
@@ -466,7 +471,7 @@ static void ipn_am_req_recv(struct ib_mad_agent *agent,
 
 	buf = ipn_am_coalesce(wc, &len);
 	ipn_allmulti_answer(priv, tid, buf, len, buf ? 0 : -ENOMEM);
-	kfree(buf);
+	kvfree(buf);
 	ib_free_recv_mad(wc);
 }
 
