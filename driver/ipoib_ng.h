@@ -136,10 +136,13 @@ extern bool ipn_promisc_allmulti;
 /* The hash key of a GID (paths, groups, connections by peer GID). */
 #define ipn_gid_key(priv, gid) ipc_gid_hash(gid, (priv)->hash_seed)
 
-/* sendonly_idle_ms as the multicast machine takes it: at least 1 s. */
+/*
+ * sendonly_idle_ms as the multicast machine takes it: at least 1 s, at
+ * most an hour, so that a send-only group always expires (review L5).
+ */
 static inline u32 ipn_sendonly_idle(void)
 {
-	return max(READ_ONCE(ipn_sendonly_idle_ms), 1000u);
+	return clamp(READ_ONCE(ipn_sendonly_idle_ms), 1000u, 3600000u);
 }
 
 /* Counters; per-reason drop counters follow enum ipc_reason. */

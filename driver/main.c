@@ -17,7 +17,7 @@ MODULE_PARM_DESC(rejoin_spread_ms,
 unsigned int ipn_sendonly_idle_ms = 60000;
 module_param_named(sendonly_idle_ms, ipn_sendonly_idle_ms, uint, 0644);
 MODULE_PARM_DESC(sendonly_idle_ms,
-		 "A send-only membership (RFC 4391 s10) is left after this many ms without a packet (default 60000, at least 1000)");
+		 "A send-only membership (RFC 4391 s10) is left after this many ms without a packet (default 60000, at least 1000, at most 3600000)");
 
 unsigned int ipn_cm_rx_max = 512;
 module_param_named(cm_rx_max, ipn_cm_rx_max, uint, 0644);
