@@ -144,7 +144,10 @@ static int ipn_roce_path_query(struct ipn_priv *priv, struct ipn_path *path)
 		return PTR_ERR(sgid_attr);
 	/*
 	 * The GID attribute gives the namespace and the RoCE netdev to
-	 * route in; the unspecified source lets the route pick the address.
+	 * route in (resolve_by_gid_attr: ib_core's addr_resolve() takes
+	 * dev_net() of the attribute's netdev and puts init_net back after,
+	 * on 6.1 and 6.12 alike; net only has to be set, review L5). The
+	 * unspecified source lets the route pick the address.
 	 */
 	memset(path->dev_addr, 0, sizeof(*path->dev_addr));
 	path->dev_addr->sgid_attr = sgid_attr;
