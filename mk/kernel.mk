@@ -85,7 +85,7 @@ module-debug: test-kernel
 # the VM reset between scenarios), results in build/vm-debug/.
 CHECK_DEBUG_SCENARIOS ?= churn
 VM_SCENARIOS_DEBUG ?= $(if $(filter command line,$(origin VM_SCENARIOS)),$(VM_SCENARIOS),$(CHECK_DEBUG_SCENARIOS))
-VM_SCENARIOS_DEBUG_ALL = $(filter-out exclusion privilege,$(VM_SCENARIOS)) churn
+VM_SCENARIOS_DEBUG_ALL = $(filter-out exclusion,$(VM_SCENARIOS)) churn
 VM_DEBUG_TIMEOUT ?= 600
 VM_RUN_DEBUG = $(CURDIR)/tests/vm/run.sh \
 	--kernel '$(TEST_KERNEL_IMAGE)' --modules '$(TEST_KERNEL_MODULES)' \
