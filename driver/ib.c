@@ -411,13 +411,19 @@ void ipn_ctl_work(struct work_struct *work)
 	rtnl_unlock();
 }
 
-/* Arm the tick for the earliest core deadline. priv->lock held. */
+/*
+ * Arm the tick for the earliest core deadline, but no sooner than
+ * IPN_TICK_MIN_MS after its last run. priv->lock held.
+ */
 void ipn_tick_arm(struct ipn_priv *priv, u64 deadline)
 {
 	u64 now;
 
-	if (deadline == IPC_NO_DEADLINE || !priv->up ||
-	    deadline >= priv->next_deadline)
+	lockdep_assert_held(&priv->lock);
+	if (deadline == IPC_NO_DEADLINE || !priv->up)
+		return;
+	deadline = max(deadline, priv->tick_not_before);
+	if (deadline >= priv->next_deadline)
 		return;
 	priv->next_deadline = deadline;
 	now = ipn_now_ms();
@@ -433,6 +439,8 @@ void ipn_tick_work(struct work_struct *work)
 
 	spin_lock_bh(&priv->lock);
 	priv->next_deadline = IPC_NO_DEADLINE;
+	priv->tick_not_before = now + IPN_TICK_MIN_MS;
+	priv->tick_runs++;
 	ipn_path_timers(priv, now);
 	ipn_mcast_timers(priv, now);
 	ipn_cm_timers(priv, now);

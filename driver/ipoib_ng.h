@@ -384,6 +384,15 @@ enum {
  */
 #define IPN_CM_STALL_MS		4000
 
+/*
+ * Review M3: the tick walks every path, group and connection under
+ * priv->lock with BH off. Armed for each entry's deadline as it came, n
+ * entries whose deadlines fall apart made n walks of n entries per
+ * period; it now runs at most once in this many ms, a delay the core's
+ * timers (retries and expiries of a second and more) do not notice.
+ */
+#define IPN_TICK_MIN_MS		100
+
 /* A connection we made, to the peer address addr; priv->lock. */
 struct ipn_cm_tx {
 	struct hlist_node node;		/* priv->cm_tx */
@@ -520,7 +529,9 @@ struct ipn_priv {
 	struct ipc_bsearch bsearch;	/* the broadcast group's scope */
 	struct ipc_rng rng;
 	struct ipc_mtu_info mtu;
-	u64 next_deadline;
+	u64 next_deadline;		/* the tick is armed for it */
+	u64 tick_not_before;		/* IPN_TICK_MIN_MS after the last */
+	unsigned int tick_runs;		/* for KUnit */
 
 	/* Control: one ordered workqueue, serialised by ctl_mutex. */
 	struct workqueue_struct *wq;

@@ -649,6 +649,35 @@ static void roce_qp_failed_while_freed(struct kunit *test)
 }
 
 /*
+ * Review M3: the tick walks every path, group and connection under
+ * priv->lock, and was armed for whichever deadline came first, so n
+ * entries with deadlines apart cost n walks of n entries per period. It
+ * runs at most once in IPN_TICK_MIN_MS now, however often it is armed:
+ * here for "now", every 2 ms for a second.
+ */
+static void roce_tick_rate(struct kunit *test)
+{
+	struct kt_roce *c = test->priv;
+	struct ipn_priv *priv = c->priv;
+	unsigned long end = jiffies + HZ;
+	unsigned int ticks, arms = 0;
+
+	ticks = READ_ONCE(priv->tick_runs);
+	while (time_before(jiffies, end)) {
+		spin_lock_bh(&priv->lock);
+		ipn_tick_arm(priv, ipn_now_ms());
+		spin_unlock_bh(&priv->lock);
+		arms++;
+		usleep_range(2000, 3000);
+	}
+	msleep(2 * IPN_TICK_MIN_MS);
+	ticks = READ_ONCE(priv->tick_runs) - ticks;
+	kunit_info(test, "armed %u times, ran %u times", arms, ticks);
+	KUNIT_EXPECT_GE(test, ticks, 5u);
+	KUNIT_EXPECT_LE(test, ticks, 1000 / IPN_TICK_MIN_MS + 3);
+}
+
+/*
  * Review M5, the last way the ring runs dry: NAPI takes a received buffer
  * out, and posting its replacement fails (only a QP that is not in RTS
  * refuses a post). Before, the ring stayed a slot short for good, one
@@ -700,6 +729,7 @@ static struct kunit_case ipn_roce_cases[] = {
 	KUNIT_CASE(roce_qp_error_then_down_up),
 	KUNIT_CASE(roce_qp_failed_while_freed),
 	KUNIT_CASE(roce_rx_repost_fails),
+	KUNIT_CASE(roce_tick_rate),
 	{}
 };
 
