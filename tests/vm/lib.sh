@@ -589,13 +589,14 @@ iperf3_alive() {
 	done
 }
 
-# sending NS IF: IF sent more than 100 kB within a second.
+# sending NS IF [SECONDS BYTES]: IF sent more than BYTES (100 kB) within
+# SECONDS (1).
 sending() {
 	local a b
 	a=$(if_stat "$1" "$2" tx_bytes)
-	sleep 1
+	sleep "${3:-1}"
 	b=$(if_stat "$1" "$2" tx_bytes)
-	((b - a > 100000))
+	((b - a > ${4:-100000}))
 }
 
 # if_gone NS IF

@@ -21,11 +21,7 @@ now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
 # moved NS IF: tx_bytes grew by more than 50 kB in 0.2 s.
 moved() {
-	local a b
-	a=$(if_stat "$1" "$2" tx_bytes)
-	sleep 0.2
-	b=$(if_stat "$1" "$2" tx_bytes)
-	((b - a > 50000))
+	sending "$1" "$2" 0.2 50000
 }
 
 snap() {
