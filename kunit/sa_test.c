@@ -715,6 +715,125 @@ static int kt_qp_state(struct ipn_priv *priv)
 }
 
 /*
+ * One datagram of the default partition (P_Key index 0 of rxe1, whose
+ * table holds 0xffff only) from a UD QP of rxe1 to priv's QPN and GID
+ * with priv's Q_Key: an IPoIB header of an unknown type, which the
+ * driver, if it receives it, counts in drop_bad_type. 0 once rxe1 says
+ * it was sent, or -errno.
+ */
+static noinline_for_stack int kt_ud_send_to(struct kunit *test,
+					    struct ipn_priv *priv)
+{
+	struct ib_qp_init_attr init = {
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.sq_sig_type = IB_SIGNAL_ALL_WR,
+		.qp_type = IB_QPT_UD,
+	};
+	struct ib_qp_attr attr = {
+		.qp_state = IB_QPS_INIT, .port_num = 1, .qkey = 0x77,
+	};
+	struct rdma_ah_attr ah_attr = {};
+	struct ib_ud_wr wr = {};
+	struct ib_device *ca;
+	struct ib_sge sge;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	struct ib_qp *qp = NULL;
+	struct ib_ah *ah = NULL;
+	union ib_gid dgid;
+	struct ib_wc wc;
+	u64 dma = 0;
+	u8 *buf;
+	int ret, i;
+
+	ca = ipn_kunit_get_peer_ibdev(test);
+	buf = kzalloc(64, GFP_KERNEL);
+	pd = ib_alloc_pd(ca, 0);
+	cq = IS_ERR(pd) ? ERR_CAST(pd) :
+			  ib_alloc_cq(ca, NULL, 4, 0, IB_POLL_DIRECT);
+	ret = !buf ? -ENOMEM : IS_ERR(cq) ? PTR_ERR(cq) : 0;
+	if (ret)
+		goto out;
+	init.send_cq = cq;
+	init.recv_cq = cq;
+	qp = ib_create_qp(pd, &init);
+	if (IS_ERR(qp)) {
+		ret = PTR_ERR(qp);
+		qp = NULL;
+		goto out;
+	}
+	ret = ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			   IB_QP_PORT | IB_QP_QKEY);
+	attr.qp_state = IB_QPS_RTR;
+	ret = ret ?: ib_modify_qp(qp, &attr, IB_QP_STATE);
+	attr.qp_state = IB_QPS_RTS;
+	attr.sq_psn = 0;
+	ret = ret ?: ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_SQ_PSN);
+	if (ret)
+		goto out;
+	memcpy(dgid.raw, priv->ifid.gid, 16);
+	ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
+	rdma_ah_set_port_num(&ah_attr, 1);
+	rdma_ah_set_grh(&ah_attr, &dgid, 0, 0, 64, 0);
+	rdma_get_ll_mac((struct in6_addr *)dgid.raw, ah_attr.roce.dmac);
+	ah = rdma_create_ah(pd, &ah_attr, RDMA_CREATE_AH_SLEEPABLE);
+	if (IS_ERR(ah)) {
+		ret = PTR_ERR(ah);
+		ah = NULL;
+		goto out;
+	}
+	put_unaligned_be16(0x1234, buf);	/* RFC 4391 s6: not in Table 1 */
+	dma = ib_dma_map_single(ca, buf, 64, DMA_TO_DEVICE);
+	if (ib_dma_mapping_error(ca, dma)) {
+		ret = -ENOMEM;
+		dma = 0;
+		goto out;
+	}
+	sge.addr = dma;
+	sge.length = 64;
+	sge.lkey = pd->local_dma_lkey;
+	wr.wr.opcode = IB_WR_SEND;
+	wr.wr.send_flags = IB_SEND_SIGNALED;
+	wr.wr.sg_list = &sge;
+	wr.wr.num_sge = 1;
+	wr.ah = ah;
+	wr.remote_qpn = priv->qp->qp_num;
+	wr.remote_qkey = READ_ONCE(priv->qkey);
+	ret = ib_post_send(qp, &wr.wr, NULL);
+	for (i = 0; !ret && i < 100; i++) {
+		if (ib_poll_cq(cq, 1, &wc) == 1) {
+			ret = wc.status == IB_WC_SUCCESS ? 0 : -EIO;
+			break;
+		}
+		usleep_range(10000, 20000);
+	}
+	if (i == 100)
+		ret = -ETIMEDOUT;
+out:
+	if (dma)
+		ib_dma_unmap_single(ca, dma, 64, DMA_TO_DEVICE);
+	if (ah)
+		rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
+	if (qp)
+		ib_destroy_qp(qp);
+	if (!IS_ERR_OR_NULL(cq))
+		ib_free_cq(cq);
+	if (!IS_ERR_OR_NULL(pd))
+		ib_dealloc_pd(pd);
+	kfree(buf);
+	ib_device_put(ca);
+	return ret;
+}
+
+/* What priv's driver took from its QP: delivered or dropped. */
+static u64 kt_rx_taken(struct ipn_priv *priv)
+{
+	return ipn_stat(priv, rx_packets) +
+	       ipn_stat_drop(priv, IPC_R_BAD_TYPE);
+}
+
+/*
  * A P_Key missing from the port table keeps the carrier off, with no join
  * asked; when it appears the interface comes up by itself. Deleted and
  * re-added at the same index (ib_ipoib's known bug: it only looks for a
@@ -722,7 +841,8 @@ static int kt_qp_state(struct ipn_priv *priv)
  * the P_Key is absent the QP is not in RTR/RTS, so no datagram of the
  * partition that holds the index (here the default one) reaches the
  * stack; before the fix it was in RTS on index 0 from the open on, and
- * left in RTS when the P_Key was deleted.
+ * left in RTS when the P_Key was deleted. A datagram from rxe1 on index
+ * 0 shows it: not taken while the P_Key is absent, taken once present.
  */
 static void sa_pkey_appears(struct kunit *test)
 {
@@ -730,6 +850,7 @@ static void sa_pkey_appears(struct kunit *test)
 	struct net_device *dev = priv->dev;
 	const u8 *bgid = priv->ifid.bcast_gid;
 	int calls, frees, round;
+	u64 taken;
 
 	rtnl_lock();
 	dev_close(dev);
@@ -742,6 +863,11 @@ static void sa_pkey_appears(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, netif_carrier_ok(dev));
 	KUNIT_EXPECT_EQ(test, kt_sa.join_calls, calls);
 	KUNIT_EXPECT_EQ(test, kt_qp_state(priv), IB_QPS_INIT);
+	/* A datagram of the partition at index 0 reaches nothing. */
+	taken = kt_rx_taken(priv);
+	KUNIT_EXPECT_EQ(test, kt_ud_send_to(test, priv), 0);
+	msleep(500);
+	KUNIT_EXPECT_EQ(test, kt_rx_taken(priv), taken);
 
 	for (round = 0; round < 2; round++) {
 		/* The P_Key appears (again, at the same index 0). */
@@ -755,6 +881,11 @@ static void sa_pkey_appears(struct kunit *test)
 						netif_carrier_ok(dev)));
 		KUNIT_EXPECT_EQ(test, priv->pkey_index, 0);
 		KUNIT_EXPECT_EQ(test, kt_qp_state(priv), IB_QPS_RTS);
+		/* Its own partition now: the same datagram is taken. */
+		taken = kt_rx_taken(priv);
+		KUNIT_EXPECT_EQ(test, kt_ud_send_to(test, priv), 0);
+		KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000,
+						kt_rx_taken(priv) == taken + 1));
 		if (round)
 			break;
 		/* Deleted: down, the membership left, no join asked. */
@@ -768,6 +899,10 @@ static void sa_pkey_appears(struct kunit *test)
 		/* No membership asked for: no group can join without it. */
 		KUNIT_EXPECT_EQ(test, kt_count_joins(NULL), 0);
 		KUNIT_EXPECT_EQ(test, kt_qp_state(priv), IB_QPS_INIT);
+		taken = kt_rx_taken(priv);
+		KUNIT_EXPECT_EQ(test, kt_ud_send_to(test, priv), 0);
+		msleep(500);
+		KUNIT_EXPECT_EQ(test, kt_rx_taken(priv), taken);
 	}
 }
 
