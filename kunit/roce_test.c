@@ -559,6 +559,15 @@ static void roce_qp_error_then_down_up(struct kunit *test)
 	for (i = 0; i < 100 && (READ_ONCE(priv->announce_left) ||
 				delayed_work_pending(&priv->announce_work)); i++)
 		msleep(50);
+	/*
+	 * Nor may the tick, which kicks the control work (rtnl too): it is
+	 * kept from being armed (no deadline is before 0) until the open
+	 * below.
+	 */
+	spin_lock_bh(&priv->lock);
+	priv->next_deadline = 0;
+	spin_unlock_bh(&priv->lock);
+	cancel_delayed_work_sync(&priv->tick);
 	flush_workqueue(priv->wq);
 	rtnl_lock();
 	ret = ib_modify_qp(priv->qp, &attr, IB_QP_STATE);
