@@ -871,21 +871,17 @@ static void ipn_cm_tx_run(struct ipn_priv *priv, struct ipn_cm_tx *tx, u32 ops)
 	ipn_xmit_list(&list);
 	if (ops & IPN_OP_FREE) {
 		ipn_cm_disconnect(priv, tx);
+		/* Freed by ipn_cm_reap(), at once unless sends are out. */
 		spin_lock_bh(&priv->lock);
-		if (atomic_read(&tx->inflight)) {
-			/* Slots of the send ring still point at it. */
-			list_add_tail(&tx->zombie, &priv->cm_zombies);
-			tx = NULL;
-		} else {
-			priv->cm_tx_count--;
-		}
+		list_add_tail(&tx->zombie, &priv->cm_zombies);
 		spin_unlock_bh(&priv->lock);
-		kfree(tx);
+		ipn_cm_reap(priv, false);
 	}
 }
 
 /*
- * Review L2: a connection freed while sends of its QP never came back
+ * Free the connections the core freed whose sends all came back. Review
+ * L2: one freed while sends of its QP never came back
  * (ipn_cm_disconnect gave up waiting for them and destroyed the QP) is
  * kept, because not every provider purges a destroyed QP's completions
  * from the CQ and each would reach it through its send ring slot. It goes

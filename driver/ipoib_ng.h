@@ -410,7 +410,7 @@ struct ipn_cm_tx {
 	int conn_status;		/* the REQ's answer, for IPN_OP_DONE */
 	u32 conn_frame_max;
 	struct ib_qp *broken_qp;	/* the QP that failed (IPN_OP_BROKEN) */
-	struct list_head zombie;	/* priv->cm_zombies: freed, sends out */
+	struct list_head zombie;	/* priv->cm_zombies: freed, not reaped */
 };
 
 /* A connection a peer made to us. */
