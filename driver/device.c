@@ -304,6 +304,7 @@ void ipn_restart_work(struct work_struct *work)
 	struct ipn_priv *priv = container_of(to_delayed_work(work),
 					     struct ipn_priv, restart_work);
 
+	ipn_kunit_restart_running(priv);
 	rtnl_lock();
 	if (netif_running(priv->dev) && priv->up &&
 	    test_bit(IPN_QP_RESTART_WANTED, &priv->qp_failed)) {

@@ -73,6 +73,18 @@ static inline void ipn_kunit_qp_failing(const struct ipn_priv *priv)
 }
 #endif
 
+/*
+ * ipn_restart_work() running, before it takes rtnl: KUnit holds it there
+ * to take rtnl itself first, whatever else the ordered workqueue held.
+ */
+#ifdef IPN_KUNIT
+void ipn_kunit_restart_running(const struct ipn_priv *priv);
+#else
+static inline void ipn_kunit_restart_running(const struct ipn_priv *priv)
+{
+}
+#endif
+
 enum {
 	IPN_PSEUDO_LEN = IPC_ADDR_LEN,	/* daddr (TX) or saddr (RX) */
 	IPN_ADDR_GID_OFF = 4,		/* the GID in an address (s9.1.1) */

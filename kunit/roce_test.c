@@ -59,6 +59,25 @@ void ipn_kunit_qp_failing(const struct ipn_priv *priv)
 		mdelay(1);
 }
 
+/*
+ * ipn_restart_work() of kt_restart_victim, before its rtnl_lock(), waits
+ * here until released, at most 10 s.
+ */
+static const struct ipn_priv *kt_restart_victim;
+static atomic_t kt_restart_in = ATOMIC_INIT(0);
+static atomic_t kt_restart_release = ATOMIC_INIT(0);
+
+void ipn_kunit_restart_running(const struct ipn_priv *priv)
+{
+	int i;
+
+	if (priv != READ_ONCE(kt_restart_victim))
+		return;
+	atomic_set(&kt_restart_in, 1);
+	for (i = 0; i < 500 && !atomic_read(&kt_restart_release); i++)
+		msleep(20);
+}
+
 static int kt_roce_init(struct kunit *test)
 {
 	struct kt_roce *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
@@ -83,6 +102,8 @@ static void kt_roce_exit(struct kunit *test)
 	WRITE_ONCE(kt_rx_post_victim, NULL);
 	atomic_set(&kt_rx_post_fail, 0);
 	WRITE_ONCE(kt_qp_failing_victim, NULL);
+	WRITE_ONCE(kt_restart_victim, NULL);
+	atomic_set(&kt_restart_release, 1);
 	if (c && c->peer)
 		ipn_dev_destroy(c->peer);
 	if (c && c->peer_ca)
@@ -549,41 +570,35 @@ static void roce_qp_error_then_down_up(struct kunit *test)
 	struct kt_roce *c = test->priv;
 	struct ipn_priv *priv = c->priv;
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
-	bool blocked = false;
+	bool running = false;
 	int ret, i;
 
 	/*
-	 * The workqueue is ordered: the announcements of the first carrier
-	 * (rtnl too) must be over, or one of them waits ahead of the restart.
+	 * The restart work is held before its rtnl_lock() (whatever the
+	 * ordered workqueue ran ahead of it has run: rtnl is free until
+	 * then), rtnl taken here, then the work let go into rtnl_lock().
 	 */
-	for (i = 0; i < 100 && (READ_ONCE(priv->announce_left) ||
-				delayed_work_pending(&priv->announce_work)); i++)
-		msleep(50);
-	/*
-	 * Nor may the tick, which kicks the control work (rtnl too): it is
-	 * kept from being armed (no deadline is before 0) until the open
-	 * below.
-	 */
-	spin_lock_bh(&priv->lock);
-	priv->next_deadline = 0;
-	spin_unlock_bh(&priv->lock);
-	cancel_delayed_work_sync(&priv->tick);
-	flush_workqueue(priv->wq);
-	rtnl_lock();
+	atomic_set(&kt_restart_in, 0);
+	atomic_set(&kt_restart_release, 0);
+	WRITE_ONCE(kt_restart_victim, priv);
 	ret = ib_modify_qp(priv->qp, &attr, IB_QP_STATE);
-	for (i = 0; !ret && i < 40 && !blocked; i++) {
+	for (i = 0; !ret && i < 100 && !running; i++) {
 		msleep(50);
-		blocked = test_bit(IPN_QP_RESTART_QUEUED, &priv->qp_failed) &&
-			  (work_busy(&priv->restart_work.work) &
-			   WORK_BUSY_RUNNING);
+		running = atomic_read(&kt_restart_in);
 	}
-	if (blocked) {
+	if (running) {
+		rtnl_lock();
+		KUNIT_EXPECT_TRUE(test, test_bit(IPN_QP_RESTART_QUEUED,
+						 &priv->qp_failed));
+		atomic_set(&kt_restart_release, 1);
 		msleep(100);	/* into rtnl_lock() */
 		dev_close(priv->dev);
 		ret = dev_open(priv->dev, NULL);
+		rtnl_unlock();
 	}
-	rtnl_unlock();
-	KUNIT_ASSERT_TRUE_MSG(test, blocked, "the restart work never ran");
+	WRITE_ONCE(kt_restart_victim, NULL);
+	atomic_set(&kt_restart_release, 1);
+	KUNIT_ASSERT_TRUE_MSG(test, running, "the restart work never ran");
 	KUNIT_ASSERT_EQ(test, ret, 0);
 	KUNIT_EXPECT_TRUE(test, kt_roce_recovered(priv, 1));
 	flush_delayed_work(&priv->restart_work);
