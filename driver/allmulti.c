@@ -51,6 +51,7 @@ static int ipn_am_request(struct ipn_priv *priv, u64 *expect, int trap,
 	u64 tid;
 	int ret;
 
+	lockdep_assert_held(&priv->ctl_mutex);
 	if (!mad)
 		return -ENOMEM;
 	spin_lock_bh(&priv->lock);
@@ -85,6 +86,7 @@ static void ipn_am_query(struct ipn_priv *priv)
 {
 	int ret;
 
+	lockdep_assert_held(&priv->ctl_mutex);
 	ret = ipn_am_request(priv, &priv->am.sub_tid[0],
 			     IPC_TRAP_MCG_CREATED, 1);
 	if (!ret)
@@ -101,6 +103,7 @@ static void ipn_am_leave(struct ipn_priv *priv, struct ipn_mcast *mc, u64 now)
 {
 	struct ipc_result r;
 
+	lockdep_assert_held(&priv->lock);
 	priv->am.groups--;
 	ipc_mc_unsubscribe(&mc->st, &priv->mc_cfg, IPC_JOIN_NON, now, &r);
 	ipn_mcast_apply(priv, mc, &r, NULL);
@@ -113,6 +116,7 @@ static void ipn_am_group(struct ipn_priv *priv, const u8 *mgid, bool join)
 	struct ipc_result r;
 	u64 now = ipn_now_ms();
 
+	lockdep_assert_held(&priv->lock);
 	if (!priv->am.active || !ipc_allmulti_wants(priv->ifid.bcast_gid, mgid))
 		return;
 	mc = ipn_mcast_find(priv, mgid);
@@ -150,6 +154,7 @@ static void ipn_am_sweep(struct ipn_priv *priv)
 	struct ipn_mcast *mc, *tmp;
 	u64 now = ipn_now_ms();
 
+	lockdep_assert_held(&priv->lock);
 	list_for_each_entry_safe(mc, tmp, &priv->mcasts, list)
 		if ((mc->st.want & IPC_JOIN_NON) && mc->am_gen != priv->am.gen)
 			ipn_am_leave(priv, mc, now);
@@ -231,6 +236,7 @@ static void ipn_am_reread(struct ipn_priv *priv, u64 now)
 	u64 read_at, deadline;
 	int due, ret;
 
+	lockdep_assert_held(&priv->ctl_mutex);
 	spin_lock_bh(&priv->lock);
 	read_at = priv->am.read_at;
 	spin_unlock_bh(&priv->lock);

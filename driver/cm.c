@@ -493,6 +493,7 @@ static void ipn_cm_apply(struct ipn_priv *priv, struct ipn_cm_tx *tx,
 {
 	u32 act = r->actions, ops = 0;
 
+	lockdep_assert_held(&priv->lock);
 	ipn_queue_apply(priv, &tx->queue, r, skb, IPC_R_NO_ROUTE);
 	if (act & IPC_ACT_DISCONNECT)
 		ops |= IPN_OP_DISCONNECT;
@@ -522,6 +523,7 @@ static struct ipn_cm_tx *ipn_cm_tx_get(struct ipn_priv *priv, const u8 *addr)
 	unsigned int same_gid = 0;
 	struct ipn_cm_tx *tx;
 
+	lockdep_assert_held(&priv->lock);
 	hash_for_each_possible(priv->cm_tx, tx, node, key) {
 		if (ipc_addr_same(tx->addr, addr))
 			return tx;
@@ -565,6 +567,7 @@ enum ipn_cm_route ipn_cm_xmit(struct ipn_priv *priv, struct sk_buff *skb,
 	struct ipn_cm_tx *tx;
 	struct ipc_result r;
 
+	lockdep_assert_held(&priv->lock);
 	tx = ipn_cm_tx_get(priv, skb->data);
 	if (!tx)
 		return IPN_CM_UD;
@@ -696,6 +699,7 @@ static int ipn_cm_path_rec(struct ipn_priv *priv, const u8 *gid,
 	struct ipn_path *path = ipn_path_find(priv, gid);
 	const struct rdma_ah_attr *ah;
 
+	lockdep_assert_held(&priv->lock);
 	if (!path || (path->st.state != IPC_PATH_VALID &&
 		      path->st.state != IPC_PATH_STALE))
 		return -EHOSTUNREACH;
@@ -976,6 +980,7 @@ void ipn_cm_timers(struct ipn_priv *priv, u64 now)
 	u64 idle_end;
 	int b;
 
+	lockdep_assert_held(&priv->lock);
 	/*
 	 * Review H3: a passive connection never sends, so it cannot see its
 	 * peer die; one that received nothing for the idle time goes (the
@@ -1088,6 +1093,7 @@ int ipn_cm_start(struct ipn_priv *priv)
 	struct ib_cm_id *id;
 	int ret;
 
+	lockdep_assert_held(&priv->ctl_mutex);
 	if (!priv->cm_mode)
 		return 0;
 	ret = ipn_cm_verbs_create(priv);
@@ -1128,6 +1134,7 @@ void ipn_cm_stop(struct ipn_priv *priv)
 	struct ipc_result r;
 	int b;
 
+	lockdep_assert_held(&priv->ctl_mutex);
 	if (!priv->cm_on)
 		return;
 	ib_destroy_cm_id(priv->cm_listen);	/* no new REQ handler starts */

@@ -86,6 +86,7 @@ void ipn_dev_update_mtu(struct ipn_priv *priv, u32 ib_mtu_bytes)
 	struct ipc_mtu_info info;
 	bool first;
 
+	ASSERT_RTNL();
 	if (ipc_mtu_resolve(ib_mtu_bytes, 0, priv->cm_mode ? IPC_MODE_CONNECTED :
 			    IPC_MODE_DATAGRAM, &info))
 		return;
@@ -498,6 +499,7 @@ bool ipn_dev_reread_gid(struct ipn_priv *priv)
 	u8 old[IPC_ADDR_LEN];
 	int index = 0;
 
+	lockdep_assert_held(&priv->ctl_mutex);
 	if (priv->gid_chosen) {
 		index = ipn_gid_index(priv, priv->ifid.gid);
 		if (index < 0) {
@@ -526,6 +528,7 @@ static void ipn_dev_announce(struct ipn_priv *priv)
 {
 	struct net_device *dev = priv->dev;
 
+	ASSERT_RTNL();
 	if (!priv->announce_left)
 		return;
 	if (netif_carrier_ok(dev) && !qdisc_tx_changing(dev)) {
@@ -625,6 +628,7 @@ static int ipn_netdev_event(struct notifier_block *nb, unsigned long event,
 	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
 	struct ipn_priv *priv;
 
+	ASSERT_RTNL();
 	if (event != NETDEV_CHANGE || dev->netdev_ops != &ipn_netdev_ops)
 		return NOTIFY_DONE;
 	priv = netdev_priv(dev);
@@ -1135,6 +1139,7 @@ static int ipn_dev_register(struct ipn_priv *priv)
 	struct net_device *dev = priv->dev;
 	int ret;
 
+	ASSERT_RTNL();
 	ret = register_netdevice(dev);
 	if (ret) {
 		ipn_priv_uninit(priv);

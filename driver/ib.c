@@ -498,6 +498,7 @@ static void ipn_qp_repkey(struct ipn_priv *priv)
 /* Perform the link machine's actions. Control context, ctl_mutex held. */
 void ipn_link_apply(struct ipn_priv *priv, u32 act)
 {
+	lockdep_assert_held(&priv->ctl_mutex);
 	if (act & IPC_LINK_ACT_CARRIER_OFF)
 		ipn_dev_set_carrier(priv, false);
 	if (act & IPC_LINK_ACT_LEAVE_ALL) {

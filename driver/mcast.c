@@ -16,6 +16,7 @@ struct ipn_mcast *ipn_mcast_find(struct ipn_priv *priv, const u8 *mgid)
 {
 	struct ipn_mcast *mc;
 
+	lockdep_assert_held(&priv->lock);
 	hash_for_each_possible(priv->mc_hash, mc, node,
 			       ipn_gid_key(priv, mgid))
 		if (!memcmp(mc->mgid, mgid, IPC_GID_LEN))
@@ -27,6 +28,7 @@ struct ipn_mcast *ipn_mcast_find(struct ipn_priv *priv, const u8 *mgid)
 static void ipn_mcast_rename(struct ipn_priv *priv, struct ipn_mcast *mc,
 			     const u8 *mgid)
 {
+	lockdep_assert_held(&priv->lock);
 	hash_del(&mc->node);
 	memcpy(mc->mgid, mgid, IPC_GID_LEN);
 	hash_add(priv->mc_hash, &mc->node, ipn_gid_key(priv, mgid));
@@ -40,6 +42,7 @@ static void ipn_mcast_teardown(struct ipn_priv *priv, struct ipn_mcast *mc)
 {
 	struct ipc_result r;
 
+	lockdep_assert_held(&priv->lock);
 	ipc_mc_destroy(&mc->st, &r);
 	/* Whatever the core says, a destroyed group is gone. */
 	r.actions |= IPC_ACT_FREE;
@@ -63,6 +66,7 @@ static void ipn_mcast_evict(struct ipn_priv *priv, u64 now, bool whole)
 				       IPN_MC_EVICT_BUCKETS;
 	struct ipn_mcast *mc, *victim = NULL;
 
+	lockdep_assert_held(&priv->lock);
 	for (n = 0; n < buckets && left && !victim; n++) {
 		hlist_for_each_entry(mc, &priv->mc_hash[bkt], node) {
 			if (!mc->is_bcast &&
@@ -138,6 +142,7 @@ static struct ipn_mcast *__ipn_mcast_get(struct ipn_priv *priv,
 struct ipn_mcast *ipn_mcast_get(struct ipn_priv *priv, const u8 *mgid,
 				u8 scope, bool make_room)
 {
+	lockdep_assert_held(&priv->lock);
 	return __ipn_mcast_get(priv, mgid, scope,
 			       make_room ? IPN_MC_SCAN : IPN_MC_NO_ROOM);
 }
@@ -161,6 +166,7 @@ int ipn_mcast_routers_usable(struct ipn_priv *priv, const u8 *mgid)
 	u8 routers[IPC_GID_LEN];
 	struct ipn_mcast *mc;
 
+	lockdep_assert_held(&priv->lock);
 	ipc_mgid_all_routers(mgid, routers);
 	if (!memcmp(routers, mgid, IPC_GID_LEN))
 		return 0;
@@ -193,6 +199,7 @@ static void ipn_mcast_redirect_queue(struct ipn_priv *priv,
 {
 	struct sk_buff *skb;
 
+	lockdep_assert_held(&priv->lock);
 	while ((skb = __skb_dequeue(queue))) {
 		if (ipn_mcast_redirect(skb))
 			__skb_queue_tail(out, skb);
@@ -215,6 +222,7 @@ void ipn_mcast_apply(struct ipn_priv *priv, struct ipn_mcast *mc,
 {
 	u32 act = r->actions, ops = 0;
 
+	lockdep_assert_held(&priv->lock);
 	ipn_queue_apply(priv, &mc->queue, r, skb, IPC_R_NOT_JOINED);
 	/* The queued frames go to the all-routers group (s10). */
 	if ((act & IPC_ACT_TO_ROUTERS) && !skb_queue_empty(&mc->queue))
@@ -439,6 +447,7 @@ void ipn_mcast_timers(struct ipn_priv *priv, u64 now)
 	struct ipn_mcast *mc, *tmp;
 	struct ipc_result r;
 
+	lockdep_assert_held(&priv->lock);
 	/* The module parameter may change at any time. */
 	priv->mc_cfg.sendonly_idle_ms = ipn_sendonly_idle();
 	list_for_each_entry_safe(mc, tmp, &priv->mcasts, list) {

@@ -14,6 +14,7 @@ struct ipn_path *ipn_path_find(struct ipn_priv *priv, const u8 *gid)
 {
 	struct ipn_path *path;
 
+	lockdep_assert_held(&priv->lock);
 	hash_for_each_possible(priv->paths, path, node,
 			       ipn_gid_key(priv, gid))
 		if (!memcmp(path->gid, gid, IPC_GID_LEN))
@@ -30,6 +31,7 @@ static void ipn_path_teardown(struct ipn_priv *priv, struct ipn_path *path)
 {
 	struct ipc_result r;
 
+	lockdep_assert_held(&priv->lock);
 	ipc_path_destroy(&path->st, &r);
 	/* Whatever the core says, a destroyed path is gone. */
 	r.actions |= IPC_ACT_FREE;
@@ -50,6 +52,7 @@ static void ipn_path_evict(struct ipn_priv *priv, u64 now)
 	unsigned int left = IPN_PATH_EVICT_SCAN, n;
 	struct ipn_path *path, *victim = NULL;
 
+	lockdep_assert_held(&priv->lock);
 	for (n = 0; n < IPN_PATH_EVICT_BUCKETS && left && !victim; n++) {
 		hlist_for_each_entry(path, &priv->paths[bkt], node) {
 			if (ipc_path_evictable(&path->st, &priv->path_cfg,
@@ -80,6 +83,7 @@ struct ipn_path *ipn_path_get(struct ipn_priv *priv, const u8 *gid, u64 now)
 	u32 key = ipn_gid_key(priv, gid);
 	struct ipn_path *path = ipn_path_find(priv, gid);
 
+	lockdep_assert_held(&priv->lock);
 	if (path)
 		return path;
 	if (priv->path_count >= priv->paths_max) {
@@ -121,6 +125,7 @@ void ipn_path_apply(struct ipn_priv *priv, struct ipn_path *path,
 {
 	u32 act = r->actions, ops = 0;
 
+	lockdep_assert_held(&priv->lock);
 	ipn_queue_apply(priv, &path->queue, r, skb, IPC_R_NO_ROUTE);
 	if (act & IPC_ACT_RELEASE_AH) {
 		ipn_ah_put(path->ah);
@@ -299,6 +304,7 @@ void ipn_path_timers(struct ipn_priv *priv, u64 now)
 	struct ipn_path *path;
 	int bkt;
 
+	lockdep_assert_held(&priv->lock);
 	hash_for_each_safe(priv->paths, bkt, tmp, path, node) {
 		if (path->st.deadline_ms > now) {
 			ipn_tick_arm(priv, path->st.deadline_ms);

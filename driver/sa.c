@@ -278,6 +278,7 @@ static int ipn_ib_attach(struct ipn_priv *priv, struct ipn_mcast *mc)
 {
 	int ret;
 
+	ASSERT_RTNL();
 	if (mc->is_bcast) {
 		struct ib_qp_attr attr = {
 			.qkey = be32_to_cpu(mc->rec.qkey),

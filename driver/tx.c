@@ -181,6 +181,7 @@ static struct ipn_ah *ipn_mcast_tx(struct ipn_priv *priv, const u8 *mgid,
 	struct ipn_ah *ah = NULL;
 	struct ipc_result r;
 
+	lockdep_assert_held(&priv->lock);
 	/* The IP group's scope matters only to a new group. */
 	if (!mc)
 		mc = ipn_mcast_get(priv, mgid, ipn_mcast_is_routers(mgid) ?
@@ -289,6 +290,7 @@ void ipn_queue_apply(struct ipn_priv *priv, struct sk_buff_head *queue,
 	int reason = r->reason ?: dflt;
 	struct sk_buff *old;
 
+	lockdep_assert_held(&priv->lock);
 	if (r->actions & IPC_ACT_DROP_OLDEST) {
 		old = __skb_dequeue(queue);
 		if (old)
