@@ -313,6 +313,7 @@ void ipn_restart_work(struct work_struct *work)
 			goto out;
 		netdev_warn(priv->dev, "restarting the datapath after %s\n",
 			    READ_ONCE(priv->restart_why) ?: "a request");
+		ipn_inc(priv, restarts);
 		/* Clears the bits: an error of the QP reopened next queues again. */
 		ipn_stop(priv->dev);
 		if (ipn_open(priv->dev))

@@ -28,6 +28,7 @@ static const struct {
 	IPN_COUNTER(path_evictions), IPN_COUNTER(sa_reports_refused),
 	IPN_COUNTER(mc_evictions), IPN_COUNTER(qp_errors),
 	IPN_COUNTER(cm_tx_refused), IPN_COUNTER(sa_reports_limited),
+	IPN_COUNTER(restarts),
 #undef IPN_COUNTER
 };
 

@@ -177,6 +177,7 @@ struct ipn_stats {
 	u64 qp_errors;		/* the UD QP went to ERR: restarted (M5) */
 	u64 cm_tx_refused;	/* to UD: connection table full (M3) */
 	u64 sa_reports_limited;	/* SA Reports beyond the rate (M3) */
+	u64 restarts;		/* datapath stopped and opened by the driver */
 	struct u64_stats_sync syncp;	/* last: only u64 counters before it */
 };
 

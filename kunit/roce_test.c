@@ -555,6 +555,8 @@ static void roce_qp_error_backoff(struct kunit *test)
 					  &priv->qp_failed));
 	KUNIT_EXPECT_TRUE(test, kt_roce_recovered(priv, 3));
 	KUNIT_EXPECT_EQ(test, ipn_stat(priv, qp_errors), 3u);
+	/* The first two by the work, the third by the down/up. */
+	KUNIT_EXPECT_EQ(test, ipn_stat(priv, restarts), 2u);
 }
 
 /*
@@ -605,6 +607,8 @@ static void roce_qp_error_then_down_up(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, priv->link.restarted, 0);
 	KUNIT_EXPECT_TRUE(test, netif_carrier_ok(priv->dev));
 	KUNIT_EXPECT_EQ(test, ipn_stat(priv, qp_errors), 1u);
+	/* The work found the restart done: no second stop and open. */
+	KUNIT_EXPECT_EQ(test, ipn_stat(priv, restarts), 0u);
 }
 
 static int kt_qp_fail_fn(void *arg)
