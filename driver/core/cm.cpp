@@ -8,8 +8,7 @@
  * when to close. Queue accounting as in path.cpp: c->queued is written by
  * the core only, in the call that returns the action.
  *
- * A result is performed in this order: DISCONNECT, PURGE_QUEUE,
- * DROP_OLDEST, CONNECT, QUEUE / SEND / VIA_UD / DROP, FLUSH_QUEUE, FREE.
+ * A result is performed in IPC_ACT_ORDER (ipoib_core.h).
  * A connect completion arriving where none is outstanding is ignored.
  */
 #include "core.hpp"

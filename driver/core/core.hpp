@@ -251,6 +251,51 @@ inline u32 rng_between(struct ipc_rng *r, u32 lo, u32 hi)
 /* ---- state machine results ---------------------------------------- */
 
 /*
+ * IPC_ACT_ORDER (ipoib_core.h) names every action once, and puts what
+ * must come first first: checked when the core is compiled.
+ */
+namespace act_order
+{
+constexpr u32 list[] = { IPC_ACT_ORDER };
+constexpr u32 count = sizeof(list) / sizeof(list[0]);
+
+constexpr bool each_once()
+{
+	u32 seen = 0;
+
+	for (u32 a : list) {
+		if (!a || (a & (a - 1)) || (seen & a))
+			return false;
+		seen |= a;
+	}
+	return seen == IPC_ACT_ALL;
+}
+
+constexpr u32 at(u32 a)
+{
+	for (u32 i = 0; i < count; i++)
+		if (list[i] == a)
+			return i;
+	return count;
+}
+
+static_assert(count == IPC_ACT_COUNT && each_once(),
+	      "IPC_ACT_ORDER: each action exactly once");
+static_assert((IPC_ACT_AT_VERDICT & ~IPC_ACT_ALL) == 0, "IPC_ACT_AT_VERDICT");
+static_assert(at(IPC_ACT_FREE) == count - 1, "FREE last");
+static_assert(at(IPC_ACT_CANCEL_QUERY) < at(IPC_ACT_START_QUERY) &&
+		      at(IPC_ACT_DETACH) < at(IPC_ACT_LEAVE) &&
+		      at(IPC_ACT_LEAVE) < at(IPC_ACT_JOIN) &&
+		      at(IPC_ACT_JOIN) < at(IPC_ACT_ATTACH) &&
+		      at(IPC_ACT_DISCONNECT) < at(IPC_ACT_CONNECT),
+	      "the old ended before the new starts");
+static_assert(at(IPC_ACT_DROP_OLDEST) < at(IPC_ACT_QUEUE) &&
+		      at(IPC_ACT_QUEUE) < at(IPC_ACT_PURGE_QUEUE) &&
+		      at(IPC_ACT_QUEUE) < at(IPC_ACT_FLUSH_QUEUE),
+	      "room made, the packet queued, then the queue handed on");
+} // namespace act_order
+
+/*
  * Builder of an ipc_result. Every machine entry point starts from
  * Out::begin(r) so that no stale action leaks from a previous call.
  */

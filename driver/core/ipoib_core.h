@@ -395,6 +395,50 @@ ipc_u32 ipc_backoff_ms(const struct ipc_backoff_cfg *c, ipc_u32 attempt,
 #define IPC_ACT_TO_ROUTERS	0x2000u	/* mcast: send this/queued packets to all-routers */
 #define IPC_ACT_FREE		0x4000u	/* the object may be freed now */
 #define IPC_ACT_LOG		0x8000u	/* log once (reason/status given) */
+#define IPC_ACT_CONNECT		0x10000u	/* cm: send a REQ (new QP) */
+#define IPC_ACT_DISCONNECT	0x20000u	/* cm: DREQ, destroy the QP */
+#define IPC_ACT_VIA_UD		0x40000u	/* cm: send this frame over UD */
+
+/*
+ * The order in which the shim performs the actions of one result, the
+ * same for every machine (path, group, connection) and for the simulator
+ * in tests/core/sim. What the entry held goes first (a query cancelled, a
+ * group detached and left, a connection closed), then the address handle
+ * and the packets (this verdict's packet, then the queue), then what
+ * starts anew (a query, a join, a connection, an attachment), the log
+ * line, and FREE last: after FREE nothing of the entry is left.
+ *
+ * The actions of IPC_ACT_AT_VERDICT touch only the entry's packets, its
+ * address handle and the log: the shim performs them with the result in
+ * hand, under the lock that orders the machine's calls, so that its queue
+ * always holds what the core counts (ipc_path.queued ...). The others are
+ * calls into the backend, which may sleep: the shim performs them later,
+ * in process context, in this order, the entry's calls one at a time.
+ * Doing the first kind before the second changes nothing: none of the
+ * first depends on one of the second placed before it. Three are begun
+ * at the verdict and ended later: FLUSH_QUEUE and TO_ROUTERS (the queued
+ * frames are the core's no more; they are handed back to transmit, or
+ * to the all-routers group, in process context) and FREE (the entry
+ * leaves the shim's tables at once, so that no later packet finds it,
+ * and its memory goes after its other actions).
+ *
+ * After CANCEL_QUERY, LEAVE or DISCONNECT the shim reports no completion
+ * of the query, join or connect they end; a completion that finished
+ * before them and waits to be reported is dropped too.
+ */
+#define IPC_ACT_ORDER \
+	IPC_ACT_CANCEL_QUERY, IPC_ACT_DETACH, IPC_ACT_LEAVE, \
+	IPC_ACT_DISCONNECT, IPC_ACT_RELEASE_AH, IPC_ACT_DROP_OLDEST, \
+	IPC_ACT_QUEUE, IPC_ACT_SEND, IPC_ACT_VIA_UD, IPC_ACT_DROP, \
+	IPC_ACT_TO_ROUTERS, IPC_ACT_PURGE_QUEUE, IPC_ACT_FLUSH_QUEUE, \
+	IPC_ACT_START_QUERY, IPC_ACT_JOIN, IPC_ACT_CONNECT, IPC_ACT_ATTACH, \
+	IPC_ACT_LOG, IPC_ACT_FREE
+#define IPC_ACT_COUNT		19u	/* the actions in IPC_ACT_ORDER */
+#define IPC_ACT_ALL		0x7ffffu
+#define IPC_ACT_AT_VERDICT \
+	(IPC_ACT_RELEASE_AH | IPC_ACT_DROP_OLDEST | IPC_ACT_QUEUE | \
+	 IPC_ACT_SEND | IPC_ACT_VIA_UD | IPC_ACT_DROP | IPC_ACT_PURGE_QUEUE | \
+	 IPC_ACT_LOG)
 
 #define IPC_NO_DEADLINE		(~0ull)
 
@@ -460,8 +504,9 @@ void ipc_path_timer(struct ipc_path *p, const struct ipc_path_cfg *c,
 void ipc_path_flush(struct ipc_path *p, const struct ipc_path_cfg *c,
 		    ipc_u64 now, struct ipc_result *r);
 /*
- * Tear down (interface down, device removal): PURGE, CANCEL, FREE as
- * needed.
+ * Tear down (interface down, device removal): CANCEL_QUERY, RELEASE_AH,
+ * PURGE_QUEUE as needed, and FREE always, whatever the state (corrupt
+ * included): the shim frees what it destroys on the core's word.
  */
 void ipc_path_destroy(struct ipc_path *p, struct ipc_result *r);
 /*
@@ -588,7 +633,7 @@ void ipc_mc_bcast_joined(struct ipc_mc *m, const struct ipc_mc_cfg *c,
 void ipc_mc_flush(struct ipc_mc *m, const struct ipc_mc_cfg *c, ipc_u64 now,
 		  ipc_u32 spread_ms, struct ipc_rng *rng,
 		  struct ipc_result *r);
-/* Tear down: leave/detach/purge as needed, then FREE. */
+/* Tear down: DETACH, LEAVE, PURGE_QUEUE as needed; FREE always. */
 void ipc_mc_destroy(struct ipc_mc *m, struct ipc_result *r);
 /*
  * The shim's group table is full (it bounds it: review M3). Returns 1 if
@@ -772,9 +817,7 @@ int ipc_cm_req_pkey_ok(ipc_u16 req_pkey, ipc_u16 if_pkey, int roce);
  * what every IPoIB node speaks, RFC 4391), with datagram-sized frames.
  * The queue is accounted as for paths (core.hpp queue_hold()).
  */
-#define IPC_ACT_CONNECT		0x10000u	/* cm: send a REQ (new QP) */
-#define IPC_ACT_DISCONNECT	0x20000u	/* cm: DREQ, destroy the QP */
-#define IPC_ACT_VIA_UD		0x40000u	/* cm: send this frame over UD */
+/* IPC_ACT_CONNECT, IPC_ACT_DISCONNECT, IPC_ACT_VIA_UD: with the others. */
 
 enum ipc_cm_state {
 	IPC_CM_IDLE = 0,
@@ -826,7 +869,10 @@ void ipc_cm_broken(struct ipc_cm *c, const struct ipc_cm_cfg *cfg,
 		   ipc_u64 now, struct ipc_result *r);
 void ipc_cm_timer(struct ipc_cm *c, const struct ipc_cm_cfg *cfg, ipc_u64 now,
 		  struct ipc_rng *rng, struct ipc_result *r);
-/* Tear down (interface down, mode change): DISCONNECT, PURGE, FREE. */
+/*
+ * Tear down (interface down, mode change): DISCONNECT, PURGE_QUEUE as
+ * needed; FREE always.
+ */
 void ipc_cm_destroy(struct ipc_cm *c, struct ipc_result *r);
 const char *ipc_cm_state_name(int state);
 

@@ -21,9 +21,7 @@
  * established membership, since the port event behind it arrives as a
  * flush (SM change, client reregister).
  *
- * A result is performed in this order: DETACH, LEAVE, PURGE_QUEUE,
- * DROP_OLDEST, then JOIN, ATTACH, QUEUE / SEND / DROP / TO_ROUTERS,
- * FLUSH_QUEUE, LOG, and FREE last. TO_ROUTERS in a tx result is for this
+ * A result is performed in IPC_ACT_ORDER (ipoib_core.h). TO_ROUTERS in a tx result is for this
  * packet; in a join_done result it is for the queued packets.
  *
  *   IDLE     --subscribe--> JOINING (JOIN FULL/NON)

@@ -12,11 +12,10 @@
  *   FLUSH_QUEUE, PURGE_QUEUE   = 0
  * The shim never writes any ipc_path field.
  *
- * A result is performed in this order: CANCEL_QUERY, RELEASE_AH,
- * PURGE_QUEUE, DROP_OLDEST, then START_QUERY, QUEUE / SEND / DROP,
- * FLUSH_QUEUE, and FREE last. After CANCEL_QUERY the shim must not report
- * the cancelled query's completion (a later query may be outstanding by
- * then); a completion arriving where no query is outstanding is ignored.
+ * A result is performed in IPC_ACT_ORDER (ipoib_core.h). After
+ * CANCEL_QUERY the shim must not report the cancelled query's completion
+ * (a later query may be outstanding by then); a completion arriving where
+ * no query is outstanding is ignored.
  *
  * Deadline: every call returns the next time ipc_path_timer() is due. A tx
  * in VALID does not move it (no timer rearm per packet); the timer

@@ -412,7 +412,8 @@ private:
 	/* xmit of pkt to dst: the core's verdict, carried out. */
 	void path_xmit(int dst, uint64_t pkt);
 	void path_apply(Path &p, const ipc_result &r, uint64_t pkt);
-	void path_packets(Path &p, const ipc_result &r, uint64_t pkt);
+	void path_packet(Path &p, uint32_t a, const ipc_result &r,
+			 uint64_t pkt);
 	void path_queue_ops(Path &p, uint32_t ops);
 	void ctl_kick();
 	void path_run();
@@ -430,13 +431,13 @@ private:
 	 * unless the object was freed or re-armed since. */
 	template <typename Map, typename Key, typename Fire>
 	void arm(Map &objs, const Key &key, uint64_t deadline, Fire fire);
-	/* The packet side of a result, on the shim's own queue: PURGE,
-	 * DROP_OLDEST, QUEUE, DROP, SEND and FLUSH_QUEUE via deliver(pkt);
-	 * then the core's count must equal the queue's length. */
+	/* One packet action of a result, on the shim's own queue
+	 * (DROP_OLDEST, QUEUE, SEND, DROP, PURGE_QUEUE, FLUSH_QUEUE via
+	 * deliver); the caller checks the core's count after the last. */
 	template <typename Deliver>
-	void packet_actions(std::deque<uint64_t> &q, const ipc_result &r,
-			    uint64_t pkt, uint16_t core_queued,
-			    Deliver deliver);
+	void packet_action(std::deque<uint64_t> &q, uint32_t a,
+			   const ipc_result &r, uint64_t pkt, Deliver deliver);
+	void mc_join(const Gid &mgid, Group &g, int type);
 	void deliver_unicast(Path &p, uint64_t pkt);
 	void deliver_mcast(const Gid &mgid, uint64_t pkt);
 	void drop(int reason, uint64_t n = 1);
@@ -669,16 +670,32 @@ inline void Node::path_xmit(int dst, uint64_t pkt)
 }
 
 /*
- * ipn_queue_apply() and xmit's SEND: the packet side of a path verdict,
- * at once. FLUSH_QUEUE only marks the queue released: the control work
- * splices it and sends it through xmit again (ipn_xmit_list()).
+ * Every action of a result, in the order the core declares
+ * (IPC_ACT_ORDER): the shim's apply functions walk it the same way.
  */
-inline void Node::path_packets(Path &p, const ipc_result &r, uint64_t pkt)
+template <typename F> inline void for_each_action(uint32_t actions, F f)
 {
-	uint32_t a = r.actions;
+	static constexpr uint32_t order[] = { IPC_ACT_ORDER };
+
+	for (uint32_t a : order)
+		if (actions & a)
+			f(a);
+}
+
+/*
+ * ipn_queue_apply() and xmit's SEND: one packet action of a path verdict,
+ * at once. The packet the verdict is about goes at QUEUE's place: queued,
+ * sent, or dropped. FLUSH_QUEUE only marks the queue released: the
+ * control work splices it and sends it through xmit again
+ * (ipn_xmit_list()).
+ */
+inline void Node::path_packet(Path &p, uint32_t a, const ipc_result &r,
+			      uint64_t pkt)
+{
 	int reason = r.reason ? int(r.reason) : int(IPC_R_NO_ROUTE);
 
-	if (a & IPC_ACT_DROP_OLDEST) {
+	switch (a) {
+	case IPC_ACT_DROP_OLDEST:
 		if (p.q.empty()) {
 			violation(V_OTHER, "DROP_OLDEST of an empty queue");
 		} else {
@@ -687,66 +704,96 @@ inline void Node::path_packets(Path &p, const ipc_result &r, uint64_t pkt)
 				p.released--;
 			drop(IPC_R_QUEUE_FULL);
 		}
-	}
-	if (pkt && (a & IPC_ACT_QUEUE))
-		p.q.push_back(pkt);
-	else if (pkt && (a & IPC_ACT_SEND))
-		deliver_unicast(p, pkt);
-	else if (pkt)
-		drop(reason);
-	if (a & IPC_ACT_PURGE_QUEUE) {
+		break;
+	case IPC_ACT_QUEUE:
+		if (pkt)
+			p.q.push_back(pkt);
+		break;
+	case IPC_ACT_SEND:
+		if (pkt && !(r.actions & IPC_ACT_QUEUE))
+			deliver_unicast(p, pkt);
+		break;
+	case IPC_ACT_DROP:
+		if (pkt && !(r.actions & (IPC_ACT_QUEUE | IPC_ACT_SEND)))
+			drop(reason);
+		break;
+	case IPC_ACT_PURGE_QUEUE:
 		if (p.q.empty())
 			violation(V_OTHER, "PURGE_QUEUE of an empty queue");
 		drop(reason, p.q.size());
 		p.q.clear();
 		p.released = 0;
-	}
-	if (a & IPC_ACT_FLUSH_QUEUE) {
+		break;
+	case IPC_ACT_FLUSH_QUEUE:
 		if (p.q.size() == p.released)
 			violation(V_OTHER, "FLUSH_QUEUE of an empty queue");
 		p.released = p.q.size();
+		break;
 	}
-	if (size_t(p.core.queued) != p.q.size() - p.released)
-		violation(V_OTHER, "core and shim disagree on the queue");
 }
 
 /*
- * ipn_path_apply(): the core's verdict on p, about pkt (0: none). The
- * core's CANCEL_QUERY cancels every query started so far: from now on
- * none of their completions may reach it.
+ * ipn_path_apply(): the core's verdict on p, about pkt (0: none), walked
+ * in IPC_ACT_ORDER. The core's CANCEL_QUERY cancels every query started
+ * so far: from now on none of their completions may reach it.
  */
 inline void Node::path_apply(Path &p, const ipc_result &r, uint64_t pkt)
 {
-	uint32_t a = r.actions, ops = 0;
+	const uint32_t pkt_acts = IPC_ACT_QUEUE | IPC_ACT_SEND | IPC_ACT_DROP;
+	uint32_t ops = 0;
 
-	path_packets(p, r, pkt);
-	if (a & IPC_ACT_RELEASE_AH)
-		p.ah = false;
-	if (a & IPC_ACT_FLUSH_QUEUE)
-		ops |= OP_FLUSH_QUEUE;
-	if (a & IPC_ACT_CANCEL_QUERY) {
-		if (!p.querying && !(p.ops & OP_QUERY))
-			violation(V_OTHER, "CANCEL_QUERY without a query");
-		p.cancelled_upto = p.last_qid;
-		ops |= OP_CANCEL;
-		/* ipn_path_apply(): a start not yet run goes with it. */
-		if (!net_.shim.old_path_contract)
-			p.ops &= ~OP_QUERY;
+	/* A packet with no verdict of its own is dropped (ipn_queue_apply). */
+	if (pkt && !(r.actions & pkt_acts)) {
+		drop(r.reason ? int(r.reason) : int(IPC_R_NO_ROUTE));
+		pkt = 0;
 	}
-	if (a & IPC_ACT_START_QUERY)
-		ops |= OP_QUERY;
-	if (a & IPC_ACT_FREE) {
-		if (!p.q.empty())
-			violation(V_OTHER, "FREE with packets held");
-		if (p.ah)
-			violation(V_OTHER, "FREE without RELEASE_AH");
-		paths_.erase(p.dst);
-		p.dead = true;
-		ops |= OP_FREE;
-	}
+	for_each_action(r.actions, [&](uint32_t a) {
+		switch (a) {
+		case IPC_ACT_CANCEL_QUERY:
+			if (!p.querying && !(p.ops & OP_QUERY))
+				violation(V_OTHER, "CANCEL_QUERY without a query");
+			p.cancelled_upto = p.last_qid;
+			ops |= OP_CANCEL;
+			/* ipn_path_apply(): a start not yet run goes with it. */
+			if (!net_.shim.old_path_contract)
+				p.ops &= ~OP_QUERY;
+			break;
+		case IPC_ACT_RELEASE_AH:
+			p.ah = false;
+			break;
+		case IPC_ACT_DROP_OLDEST:
+		case IPC_ACT_QUEUE:
+		case IPC_ACT_SEND:
+		case IPC_ACT_DROP:
+		case IPC_ACT_PURGE_QUEUE:
+			path_packet(p, a, r, pkt);
+			break;
+		case IPC_ACT_FLUSH_QUEUE:
+			path_packet(p, a, r, pkt);
+			ops |= OP_FLUSH_QUEUE;
+			break;
+		case IPC_ACT_START_QUERY:
+			ops |= OP_QUERY;
+			break;
+		case IPC_ACT_FREE:
+			if (!p.q.empty())
+				violation(V_OTHER, "FREE with packets held");
+			if (p.ah)
+				violation(V_OTHER, "FREE without RELEASE_AH");
+			paths_.erase(p.dst);
+			p.dead = true;
+			ops |= OP_FREE;
+			break;
+		default:
+			violation(V_OTHER, "an action no path takes");
+			break;
+		}
+	});
+	if (size_t(p.core.queued) != p.q.size() - p.released)
+		violation(V_OTHER, "core and shim disagree on the queue");
 	if (ops)
 		path_queue_ops(p, ops);
-	if (a & IPC_ACT_FREE)
+	if (r.actions & IPC_ACT_FREE)
 		return;
 	arm(path_objs_, p.gen, r.deadline_ms, [this](Path &o) {
 		if (o.dead) /* off the hash: ipn_path_timers() misses it */
@@ -1013,35 +1060,41 @@ inline void Node::arm(Map &objs, const Key &key, uint64_t deadline, Fire fire)
 }
 
 template <typename Deliver>
-inline void Node::packet_actions(std::deque<uint64_t> &q, const ipc_result &r,
-				 uint64_t pkt, uint16_t core_queued,
-				 Deliver deliver)
+inline void Node::packet_action(std::deque<uint64_t> &q, uint32_t a,
+				const ipc_result &r, uint64_t pkt,
+				Deliver deliver)
 {
-	if (r.actions & IPC_ACT_PURGE_QUEUE) {
+	switch (a) {
+	case IPC_ACT_DROP_OLDEST:
+		EXPECT_FALSE(q.empty()) << "DROP_OLDEST of an empty queue";
+		if (q.empty())
+			return;
+		q.pop_front();
+		drop(r.reason);
+		break;
+	case IPC_ACT_QUEUE:
+		q.push_back(pkt);
+		break;
+	case IPC_ACT_SEND:
+		deliver(pkt);
+		break;
+	case IPC_ACT_DROP:
+		drop(r.reason);
+		break;
+	case IPC_ACT_PURGE_QUEUE:
 		EXPECT_FALSE(q.empty()) << "PURGE_QUEUE of an empty queue";
 		drop(r.reason, q.size());
 		q.clear();
-	}
-	if (r.actions & IPC_ACT_DROP_OLDEST) {
-		ASSERT_FALSE(q.empty());
-		q.pop_front();
-		drop(r.reason);
-	}
-	if (r.actions & IPC_ACT_QUEUE)
-		q.push_back(pkt);
-	if (r.actions & IPC_ACT_DROP)
-		drop(r.reason);
-	if (r.actions & IPC_ACT_SEND)
-		deliver(pkt);
-	if (r.actions & IPC_ACT_FLUSH_QUEUE) {
+		break;
+	case IPC_ACT_FLUSH_QUEUE:
 		EXPECT_FALSE(q.empty()) << "FLUSH_QUEUE of an empty queue";
 		while (!q.empty()) {
 			uint64_t first = q.front();
 			q.pop_front();
 			deliver(first);
 		}
+		break;
 	}
-	EXPECT_EQ(core_queued, q.size()) << "core and shim disagree";
 }
 
 inline void Node::send_mcast(uint32_t ip)
@@ -1080,75 +1133,97 @@ inline void Node::unsubscribe(uint32_t ip, int type)
 inline void Node::mc_apply(const Gid &mgid, const ipc_result &r, uint64_t pkt)
 {
 	Group &g = groups_.at(mgid);
-	uint32_t a = r.actions;
-	if (a & IPC_ACT_DETACH) {
-		EXPECT_TRUE(g.attached) << "DETACH without ATTACH";
-		g.attached = false;
-	}
-	if (a & IPC_ACT_LEAVE) {
-		/* Cancels the outstanding join, or frees the membership. */
-		EXPECT_TRUE(g.join || g.member) << "LEAVE of nothing";
-		if (g.join)
-			g.join = 0;
-		else
-			net_.sa.leave(mgid, id, g.join_type);
-		g.member = false;
-	}
-	if (a & IPC_ACT_JOIN) {
-		EXPECT_EQ(g.join, 0u) << "JOIN with a join outstanding";
-		EXPECT_FALSE(g.member) << "JOIN while holding a membership";
-		EXPECT_NE(r.join_type, IPC_JOIN_NONE);
-		uint64_t jid = next_id_++;
-		g.join = jid;
-		g.join_type = r.join_type;
-		uint64_t gen = g.gen;
-		int type = r.join_type;
-		net_.sa.join(
-			mgid, id, type, [this, mgid, jid, gen, type](int st) {
-				auto it = groups_.find(mgid);
-				if (it == groups_.end() ||
-				    it->second.gen != gen ||
-				    it->second.join != jid) {
-					/* Cancelled: a membership it made is freed. */
-					if (st == 0)
-						net_.sa.leave(mgid, id, type);
-					return;
-				}
-				it->second.join = 0;
-				it->second.member = st == 0;
-				struct ipc_result res;
-				ipc_mc_join_done(&it->second.core, &mcfg,
-						 net_.loop.now, st,
-						 routers_joined, &rng, &res);
-				mc_apply(mgid, res, 0);
-			});
-	}
-	if (a & IPC_ACT_ATTACH) {
-		EXPECT_FALSE(g.attached);
-		EXPECT_TRUE(g.member);
-		EXPECT_NE(g.join_type, IPC_JOIN_SENDONLY);
-		g.attached = true;
-	}
-	if (a & IPC_ACT_TO_ROUTERS) {
-		EXPECT_TRUE(routers_joined);
-		uint64_t n = pkt ? 1 : g.q.size();
-		if (!pkt)
-			g.q.clear();
-		stats.to_routers += n;
-	}
-	packet_actions(g.q, r, pkt, g.core.queued,
-		       [this, mgid](uint64_t q) { deliver_mcast(mgid, q); });
-	if (a & IPC_ACT_FREE) {
-		EXPECT_TRUE(g.q.empty());
-		EXPECT_EQ(g.join, 0u) << "FREE with a join outstanding";
-		EXPECT_FALSE(g.member) << "FREE while holding a membership";
-		EXPECT_FALSE(g.attached) << "FREE while attached";
+	auto deliver = [this, mgid](uint64_t q) { deliver_mcast(mgid, q); };
+
+	for_each_action(r.actions, [&](uint32_t a) {
+		switch (a) {
+		case IPC_ACT_DETACH:
+			EXPECT_TRUE(g.attached) << "DETACH without ATTACH";
+			g.attached = false;
+			break;
+		case IPC_ACT_LEAVE:
+			/* Cancels the outstanding join, or frees the membership. */
+			EXPECT_TRUE(g.join || g.member) << "LEAVE of nothing";
+			if (g.join)
+				g.join = 0;
+			else
+				net_.sa.leave(mgid, id, g.join_type);
+			g.member = false;
+			break;
+		case IPC_ACT_DROP_OLDEST:
+		case IPC_ACT_QUEUE:
+		case IPC_ACT_SEND:
+		case IPC_ACT_DROP:
+		case IPC_ACT_PURGE_QUEUE:
+		case IPC_ACT_FLUSH_QUEUE:
+			packet_action(g.q, a, r, pkt, deliver);
+			break;
+		case IPC_ACT_TO_ROUTERS: {
+			EXPECT_TRUE(routers_joined);
+			uint64_t n = pkt ? 1 : g.q.size();
+			if (!pkt)
+				g.q.clear();
+			stats.to_routers += n;
+			break;
+		}
+		case IPC_ACT_JOIN:
+			mc_join(mgid, g, r.join_type);
+			break;
+		case IPC_ACT_ATTACH:
+			EXPECT_FALSE(g.attached);
+			EXPECT_TRUE(g.member);
+			EXPECT_NE(g.join_type, IPC_JOIN_SENDONLY);
+			g.attached = true;
+			break;
+		case IPC_ACT_LOG:
+			break;
+		case IPC_ACT_FREE:
+			EXPECT_TRUE(g.q.empty());
+			EXPECT_EQ(g.join, 0u) << "FREE with a join outstanding";
+			EXPECT_FALSE(g.member) << "FREE while holding a membership";
+			EXPECT_FALSE(g.attached) << "FREE while attached";
+			break;
+		default:
+			ADD_FAILURE() << "an action no group takes: " << a;
+			break;
+		}
+	});
+	EXPECT_EQ(g.core.queued, g.q.size()) << "core and shim disagree";
+	if (r.actions & IPC_ACT_FREE) {
 		groups_.erase(mgid);
 		return;
 	}
 	arm(groups_, mgid, r.deadline_ms, [this, mgid](Group &o) {
 		struct ipc_result res;
 		ipc_mc_timer(&o.core, &mcfg, net_.loop.now, &rng, &res);
+		mc_apply(mgid, res, 0);
+	});
+}
+
+/* The JOIN action: the SA's answer comes back through the event loop. */
+inline void Node::mc_join(const Gid &mgid, Group &g, int type)
+{
+	EXPECT_EQ(g.join, 0u) << "JOIN with a join outstanding";
+	EXPECT_FALSE(g.member) << "JOIN while holding a membership";
+	EXPECT_NE(type, IPC_JOIN_NONE);
+	uint64_t jid = next_id_++;
+	g.join = jid;
+	g.join_type = type;
+	uint64_t gen = g.gen;
+	net_.sa.join(mgid, id, type, [this, mgid, jid, gen, type](int st) {
+		auto it = groups_.find(mgid);
+		if (it == groups_.end() || it->second.gen != gen ||
+		    it->second.join != jid) {
+			/* Cancelled: a membership it made is freed. */
+			if (st == 0)
+				net_.sa.leave(mgid, id, type);
+			return;
+		}
+		it->second.join = 0;
+		it->second.member = st == 0;
+		struct ipc_result res;
+		ipc_mc_join_done(&it->second.core, &mcfg, net_.loop.now, st,
+				 routers_joined, &rng, &res);
 		mc_apply(mgid, res, 0);
 	});
 }
