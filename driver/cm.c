@@ -478,37 +478,13 @@ static void ipn_cm_rx_destroy(struct ipn_priv *priv, struct ipn_cm_rx *rx)
 /* Connections we make (active)                                         */
 /* ------------------------------------------------------------------ */
 
-static void ipn_cm_queue_ops(struct ipn_priv *priv, struct ipn_cm_tx *tx,
-			     u32 ops)
-{
-	tx->ops |= ops;
-	if (list_empty(&tx->work))
-		list_add_tail(&tx->work, &priv->cm_work);
-	ipn_ctl_kick(priv);
-}
+static const struct ipn_entry_kind ipn_cm_kind;
 
-/* Carry out the core's verdict (the queue half included). priv->lock held. */
+/* Carry out the core's verdict (entry.c). priv->lock held. */
 static void ipn_cm_apply(struct ipn_priv *priv, struct ipn_cm_tx *tx,
 			 const struct ipc_result *r, struct sk_buff *skb)
 {
-	u32 act = r->actions, ops = 0;
-
-	lockdep_assert_held(&priv->lock);
-	ipn_queue_apply(priv, &tx->queue, r, skb, IPC_R_NO_ROUTE);
-	if (act & IPC_ACT_DISCONNECT)
-		ops |= IPN_OP_DISCONNECT;
-	if (act & IPC_ACT_CONNECT)
-		ops |= IPN_OP_CONNECT;
-	if (act & IPC_ACT_FLUSH_QUEUE)
-		ops |= IPN_OP_FLUSH_QUEUE;
-	if (act & IPC_ACT_FREE) {
-		hash_del(&tx->node);
-		tx->dead = true;
-		ops |= IPN_OP_FREE;
-	}
-	if (ops)
-		ipn_cm_queue_ops(priv, tx, ops);
-	ipn_tick_arm(priv, r->deadline_ms);
+	ipn_entry_apply(priv, &tx->e, r, skb);
 }
 
 /*
@@ -548,8 +524,7 @@ static struct ipn_cm_tx *ipn_cm_tx_get(struct ipn_priv *priv, const u8 *addr)
 	memcpy(tx->addr, addr, IPC_ADDR_LEN);
 	tx->addr[0] = IPC_ADDR_FLAG_CM;
 	ipc_cm_init(&tx->st);
-	skb_queue_head_init(&tx->queue);
-	INIT_LIST_HEAD(&tx->work);
+	ipn_entry_init(&tx->e, &ipn_cm_kind);
 	atomic_set(&tx->inflight, 0);
 	hash_add(priv->cm_tx, &tx->node, key);
 	priv->cm_tx_count++;
@@ -573,7 +548,6 @@ enum ipn_cm_route ipn_cm_xmit(struct ipn_priv *priv, struct sk_buff *skb,
 		return IPN_CM_UD;
 	ipc_cm_tx(&tx->st, &priv->cm_cfg, now, len, ipn_ud_frame_max(priv), &r);
 	if (r.actions & IPC_ACT_SEND) {
-		r.actions &= ~IPC_ACT_SEND;
 		ipn_cm_apply(priv, tx, &r, NULL);
 		/* The QP stays until it is sent; the stall clock starts. */
 		if (atomic_inc_return(&tx->inflight) == 1) {
@@ -588,8 +562,7 @@ enum ipn_cm_route ipn_cm_xmit(struct ipn_priv *priv, struct sk_buff *skb,
 		return IPN_CM_UD;
 	}
 	if ((r.actions & IPC_ACT_DROP) && r.reason == IPC_R_TOO_BIG) {
-		r.actions &= ~IPC_ACT_DROP;
-		ipn_cm_apply(priv, tx, &r, NULL);
+		ipn_cm_apply(priv, tx, &r, NULL);	/* the caller drops it */
 		*mtu = ipc_cm_frame_max(&tx->st, ipn_ud_frame_max(priv)) -
 		       IPC_HDR_LEN;
 		return IPN_CM_TOO_BIG;
@@ -619,9 +592,9 @@ void ipn_cm_tx_error(struct ipn_priv *priv, struct ipn_cm_tx *tx,
 		     struct ib_qp *qp)
 {
 	spin_lock(&priv->lock);
-	if (!tx->dead) {
+	if (!tx->e.dead) {
 		tx->broken_qp = qp;
-		ipn_cm_queue_ops(priv, tx, IPN_OP_BROKEN);
+		ipn_entry_queue_ops(priv, &tx->e, IPN_OP_BROKEN);
 	}
 	spin_unlock(&priv->lock);
 }
@@ -632,11 +605,11 @@ static void ipn_cm_tx_event(struct ipn_cm_tx *tx, u32 op, int status,
 	struct ipn_priv *priv = tx->priv;
 
 	spin_lock_bh(&priv->lock);
-	if (!tx->dead) {
+	if (!tx->e.dead) {
 		tx->conn_status = status;
 		tx->conn_frame_max = frame_max;
 		tx->broken_qp = tx->qp;
-		ipn_cm_queue_ops(priv, tx, op);
+		ipn_entry_queue_ops(priv, &tx->e, op);
 	}
 	spin_unlock_bh(&priv->lock);
 }
@@ -731,7 +704,7 @@ static int ipn_cm_path_rec(struct ipn_priv *priv, const u8 *gid,
 	return 0;
 }
 
-/* IPN_OP_CONNECT: an RC QP in INIT, a CM ID, the REQ. Control context. */
+/* IPC_ACT_CONNECT: an RC QP in INIT, a CM ID, the REQ. Control context. */
 static int ipn_cm_connect(struct ipn_priv *priv, struct ipn_cm_tx *tx)
 {
 	const struct ib_gid_attr *sgid_attr = NULL;
@@ -807,7 +780,7 @@ static int ipn_cm_connect(struct ipn_priv *priv, struct ipn_cm_tx *tx)
 }
 
 /*
- * IPN_OP_DISCONNECT: the ID first (a DREQ if established; afterwards no
+ * IPC_ACT_DISCONNECT: the ID first (a DREQ if established; afterwards no
  * handler runs), then the QP to ERR, which flushes its sends through TX
  * NAPI; once none is left the QP goes. Control context.
  */
@@ -830,58 +803,97 @@ static void ipn_cm_disconnect(struct ipn_priv *priv, struct ipn_cm_tx *tx)
 	tx->qp = NULL;
 }
 
-static void ipn_cm_tx_run(struct ipn_priv *priv, struct ipn_cm_tx *tx, u32 ops)
+static struct ipn_cm_tx *ipn_cm_tx_of(struct ipn_entry *e)
 {
-	struct sk_buff_head list;
+	return container_of(e, struct ipn_cm_tx, e);
+}
+
+static void ipn_cm_unlink(struct ipn_priv *priv, struct ipn_entry *e)
+{
+	hash_del(&ipn_cm_tx_of(e)->node);
+}
+
+/* The connect's answer to the core. Control context. */
+static void ipn_cm_connect_done(struct ipn_priv *priv, struct ipn_cm_tx *tx,
+				int status, u32 frame_max)
+{
 	struct ipc_result r;
+
+	spin_lock_bh(&priv->lock);
+	ipc_cm_connect_done(&tx->st, &priv->cm_cfg, ipn_now_ms(), status,
+			    frame_max, &priv->rng, &r);
+	if (tx->st.state == IPC_CM_CONNECTED)
+		ipn_inc(priv, cm_connects);
+	else if (tx->st.state == IPC_CM_FAILED)
+		ipn_inc(priv, cm_failures);
+	ipn_cm_apply(priv, tx, &r, NULL);
+	spin_unlock_bh(&priv->lock);
+}
+
+/* DISCONNECT and CONNECT. Control context (rtnl, ctl_mutex). */
+static void ipn_cm_perform(struct ipn_priv *priv, struct ipn_entry *e,
+			   u32 act, int join_type)
+{
+	struct ipn_cm_tx *tx = ipn_cm_tx_of(e);
 	int ret;
 
-	if (ops & IPN_OP_DISCONNECT) {
+	if (act == IPC_ACT_DISCONNECT) {
 		ipn_cm_disconnect(priv, tx);
-		/* What the old connection reported is moot now. */
-		ops &= ~(IPN_OP_DONE | IPN_OP_BROKEN);
+		return;
 	}
-	if (ops & IPN_OP_CONNECT) {
-		ret = ipn_cm_connect(priv, tx);
-		if (ret) {
-			netdev_dbg(priv->dev, "cannot connect to %pI6c: %d\n",
-				   tx->addr + 4, ret);
-			spin_lock_bh(&priv->lock);
-			tx->conn_status = ret;
-			tx->conn_frame_max = 0;
-			spin_unlock_bh(&priv->lock);
-			ops |= IPN_OP_DONE;
-		}
+	if (act != IPC_ACT_CONNECT)
+		return;
+	ret = ipn_cm_connect(priv, tx);
+	if (ret) {
+		netdev_dbg(priv->dev, "cannot connect to %pI6c: %d\n",
+			   tx->addr + 4, ret);
+		ipn_cm_connect_done(priv, tx, ret, 0);
+	}
+}
+
+/* The CM's answer (IPN_OP_DONE), a broken connection (IPN_OP_BROKEN). */
+static void ipn_cm_report(struct ipn_priv *priv, struct ipn_entry *e, u32 ops)
+{
+	struct ipn_cm_tx *tx = ipn_cm_tx_of(e);
+	struct ipc_result r;
+	int status;
+	u32 frame_max;
+
+	if (ops & IPN_OP_DONE) {
+		spin_lock_bh(&priv->lock);
+		status = tx->conn_status;
+		frame_max = tx->conn_frame_max;
+		spin_unlock_bh(&priv->lock);
+		ipn_cm_connect_done(priv, tx, status, frame_max);
 	}
 	spin_lock_bh(&priv->lock);
-	if (ops & IPN_OP_DONE) {
-		ipc_cm_connect_done(&tx->st, &priv->cm_cfg, ipn_now_ms(),
-				    tx->conn_status, tx->conn_frame_max,
-				    &priv->rng, &r);
-		if (tx->st.state == IPC_CM_CONNECTED)
-			ipn_inc(priv, cm_connects);
-		else if (tx->st.state == IPC_CM_FAILED)
-			ipn_inc(priv, cm_failures);
-		ipn_cm_apply(priv, tx, &r, NULL);
-	}
 	if ((ops & IPN_OP_BROKEN) && tx->broken_qp == tx->qp && tx->qp) {
 		ipc_cm_broken(&tx->st, &priv->cm_cfg, ipn_now_ms(), &r);
 		ipn_cm_apply(priv, tx, &r, NULL);
 	}
-	__skb_queue_head_init(&list);
-	if (ops & IPN_OP_FLUSH_QUEUE)
-		skb_queue_splice_init(&tx->queue, &list);
 	spin_unlock_bh(&priv->lock);
-	ipn_xmit_list(&list);
-	if (ops & IPN_OP_FREE) {
-		ipn_cm_disconnect(priv, tx);
-		/* Freed by ipn_cm_reap(), at once unless sends are out. */
-		spin_lock_bh(&priv->lock);
-		list_add_tail(&tx->zombie, &priv->cm_zombies);
-		spin_unlock_bh(&priv->lock);
-		ipn_cm_reap(priv, false);
-	}
 }
+
+static void ipn_cm_release(struct ipn_priv *priv, struct ipn_entry *e)
+{
+	struct ipn_cm_tx *tx = ipn_cm_tx_of(e);
+
+	ipn_cm_disconnect(priv, tx);
+	/* Freed by ipn_cm_reap(), at once unless sends are out. */
+	spin_lock_bh(&priv->lock);
+	list_add_tail(&tx->zombie, &priv->cm_zombies);
+	spin_unlock_bh(&priv->lock);
+	ipn_cm_reap(priv, false);
+}
+
+static const struct ipn_entry_kind ipn_cm_kind = {
+	.work_off = offsetof(struct ipn_priv, cm_work),
+	.drop_reason = IPC_R_NO_ROUTE,
+	.unlink = ipn_cm_unlink,
+	.perform = ipn_cm_perform,
+	.report = ipn_cm_report,
+	.release = ipn_cm_release,
+};
 
 /*
  * Free the connections the core freed whose sends all came back. Review
@@ -913,25 +925,9 @@ void ipn_cm_reap(struct ipn_priv *priv, bool all)
 /* The control work's share: connection ops and retired connections. */
 void ipn_cm_run(struct ipn_priv *priv)
 {
-	struct ipn_cm_tx *tx;
 	struct ipn_cm_rx *rx;
-	u32 ops;
 
-	for (;;) {
-		spin_lock_bh(&priv->lock);
-		tx = list_first_entry_or_null(&priv->cm_work,
-					      struct ipn_cm_tx, work);
-		if (tx) {
-			list_del_init(&tx->work);
-			ops = tx->ops;
-			tx->ops = 0;
-		}
-		spin_unlock_bh(&priv->lock);
-		if (!tx)
-			break;
-		/* A freed connection's ops came together with FREE. */
-		ipn_cm_tx_run(priv, tx, ops);
-	}
+	ipn_entry_run(priv, &priv->cm_work);
 	for (;;) {
 		spin_lock_bh(&priv->lock);
 		rx = list_first_entry_or_null(&priv->cm_rx_dead,
@@ -955,7 +951,7 @@ static void ipn_cm_stall_check(struct ipn_priv *priv, struct ipn_cm_tx *tx,
 	u64 stall_at = READ_ONCE(tx->progress_ms) + IPN_CM_STALL_MS;
 
 	lockdep_assert_held(&priv->lock);
-	if (tx->dead || !tx->qp || !atomic_read(&tx->inflight))
+	if (tx->e.dead || !tx->qp || !atomic_read(&tx->inflight))
 		return;
 	if (stall_at > now) {
 		ipn_tick_arm(priv, stall_at);
@@ -967,7 +963,7 @@ static void ipn_cm_stall_check(struct ipn_priv *priv, struct ipn_cm_tx *tx,
 	ipn_inc(priv, cm_stalls);
 	WRITE_ONCE(tx->progress_ms, now);	/* once per stall */
 	tx->broken_qp = tx->qp;
-	ipn_cm_queue_ops(priv, tx, IPN_OP_BROKEN);
+	ipn_entry_queue_ops(priv, &tx->e, IPN_OP_BROKEN);
 }
 
 /* The connections' deadlines. priv->lock held. */

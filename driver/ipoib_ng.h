@@ -297,6 +297,55 @@ extern const struct ipn_backend_ops ipn_roce_ops;
 extern const struct ipn_backend_ops ipn_ib_ops;
 extern struct ib_sa_client ipn_sa_client;
 
+/*
+ * A core-driven entry: a path, a group, or a connection we make, whose
+ * core results entry.c performs in IPC_ACT_ORDER. Each kind embeds one
+ * and gives the engine its backend calls.
+ */
+struct ipn_entry_kind;
+struct ipn_entry {
+	struct list_head work;		/* on the kind's work list, ops pending */
+	struct sk_buff_head queue;	/* frames waiting, pseudo header kept */
+	const struct ipn_entry_kind *kind;
+	u32 ops;			/* IPC_ACT_* for the work, IPN_OP_* */
+	u8 join_type;			/* the last JOIN's (a group) */
+	bool dead;			/* FREE seen: off the tables */
+};
+
+/* In ipn_entry.ops besides the actions: what the backend reported. */
+enum {
+	IPN_OP_DONE = BIT(24),		/* a query, join, connect completed */
+	IPN_OP_BROKEN = BIT(25),	/* cm: the connection failed */
+};
+
+#define IPN_OP_REPORT (IPN_OP_DONE | IPN_OP_BROKEN)
+
+struct ipn_entry_kind {
+	size_t work_off;		/* the work list in struct ipn_priv */
+	int drop_reason;		/* when the core gave none */
+	/* At the verdict, priv->lock held; NULL: never asked of the kind. */
+	void (*release_ah)(struct ipn_priv *priv, struct ipn_entry *e);
+	void (*log)(struct ipn_priv *priv, struct ipn_entry *e);
+	void (*unlink)(struct ipn_priv *priv, struct ipn_entry *e);
+	void (*to_routers)(struct ipn_priv *priv, struct ipn_entry *e,
+			   struct sk_buff_head *out);
+	/* Control context (rtnl, ctl_mutex): one action, in order. */
+	void (*perform)(struct ipn_priv *priv, struct ipn_entry *e, u32 act,
+			int join_type);
+	/* IPN_OP_REPORT's: fed to the core (unless they are old). */
+	void (*report)(struct ipn_priv *priv, struct ipn_entry *e, u32 ops);
+	/* FREE: the backend's resources and the memory. */
+	void (*release)(struct ipn_priv *priv, struct ipn_entry *e);
+};
+
+void ipn_entry_init(struct ipn_entry *e, const struct ipn_entry_kind *kind);
+void ipn_entry_queue_ops(struct ipn_priv *priv, struct ipn_entry *e, u32 ops);
+void ipn_entry_apply(struct ipn_priv *priv, struct ipn_entry *e,
+		     const struct ipc_result *r, struct sk_buff *skb);
+void ipn_entry_run(struct ipn_priv *priv, struct list_head *work);
+extern const struct ipn_entry_kind ipn_path_kind;
+extern const struct ipn_entry_kind ipn_mcast_kind;
+
 /* Per destination GID; protected by priv->lock. */
 struct ipn_path {
 	struct hlist_node node;
@@ -304,11 +353,8 @@ struct ipn_path {
 	u8 gid[16];
 	struct ipc_path st;
 	struct ipn_ah *ah;		/* valid in VALID/STALE */
-	struct sk_buff_head queue;	/* packets waiting, pseudo header kept */
-	struct list_head work;		/* on priv->path_work when ops pending */
-	u32 ops;			/* IPN_OP_* to run in the control work */
+	struct ipn_entry e;		/* queue, ops: priv->path_work */
 	bool querying;			/* a query of ours is outstanding */
-	bool dead;			/* FREE seen: off the hash */
 	/*
 	 * Each query started or cancelled takes a new generation; a
 	 * completion is fed to the core only if it is of the current one.
@@ -333,38 +379,16 @@ struct ipn_mcast {
 	u8 mgid[16];
 	struct ipc_mc st;
 	struct ipn_ah *ah;		/* for sending to the group */
-	struct sk_buff_head queue;
-	struct list_head work;		/* on priv->mc_work when ops pending */
-	u32 ops;			/* IPN_OP_* */
-	int join_type;			/* pending join type */
+	struct ipn_entry e;		/* queue, ops: priv->mc_work */
 	bool attached;
 	bool ip6_joined;
 	bool seen;			/* rx_mode diff scratch */
 	u32 am_gen;			/* the directory read that listed it */
-	bool dead;
 	bool is_bcast;
 	struct ib_sa_multicast *sa_mc;
 	bool sa_pending;		/* IB: the join's answer is still due */
 	struct ib_sa_mcmember_rec rec;	/* learned from the join */
 	int join_status;
-	bool join_done;			/* completion pending processing */
-};
-
-enum {
-	IPN_OP_QUERY = BIT(0),
-	IPN_OP_CANCEL = BIT(1),
-	IPN_OP_JOIN = BIT(2),
-	IPN_OP_LEAVE = BIT(3),
-	IPN_OP_ATTACH = BIT(4),
-	IPN_OP_DETACH = BIT(5),
-	IPN_OP_FREE = BIT(6),
-	IPN_OP_DONE = BIT(7),		/* async completion to feed the core */
-	IPN_OP_RELEASE_AH = BIT(8),
-	IPN_OP_FLUSH_QUEUE = BIT(9),
-	IPN_OP_TO_ROUTERS = BIT(10),	/* the queue to the all-routers group */
-	IPN_OP_CONNECT = BIT(11),	/* cm: REQ */
-	IPN_OP_DISCONNECT = BIT(12),	/* cm: DREQ, QP destroyed */
-	IPN_OP_BROKEN = BIT(13),	/* cm: the connection failed */
 };
 
 /* Connected mode (cm.c). */
@@ -409,13 +433,10 @@ enum {
 /* A connection we made, to the peer address addr; priv->lock. */
 struct ipn_cm_tx {
 	struct hlist_node node;		/* priv->cm_tx */
-	struct list_head work;		/* priv->cm_work when ops pending */
 	struct ipn_priv *priv;
 	u8 addr[IPC_ADDR_LEN];
 	struct ipc_cm st;
-	struct sk_buff_head queue;	/* frames waiting, pseudo header kept */
-	u32 ops;
-	bool dead;			/* FREE seen: off the hash */
+	struct ipn_entry e;		/* queue, ops: priv->cm_work */
 	struct ib_cm_id *id;		/* control work and CM handlers */
 	struct ib_qp *qp;
 	atomic_t inflight;		/* sends taken or posted, not completed */
@@ -723,8 +744,6 @@ int ipn_send(struct ipn_priv *priv, struct sk_buff *skb, struct ipn_ah *ah,
 	     u32 qpn, struct ipn_cm_tx *cm);
 void ipn_tx_timeout(struct net_device *dev, unsigned int txqueue);
 void ipn_xmit_list(struct sk_buff_head *list);
-void ipn_queue_apply(struct ipn_priv *priv, struct sk_buff_head *queue,
-		     const struct ipc_result *r, struct sk_buff *skb, int dflt);
 
 /* path.c */
 struct ipn_path *ipn_path_get(struct ipn_priv *priv, const u8 *gid, u64 now);
@@ -732,7 +751,6 @@ struct ipn_path *ipn_path_find(struct ipn_priv *priv, const u8 *gid);
 void ipn_path_apply(struct ipn_priv *priv, struct ipn_path *path,
 		    const struct ipc_result *r, struct sk_buff *skb);
 void ipn_path_run(struct ipn_priv *priv);
-void ipn_path_queue_ops(struct ipn_priv *priv, struct ipn_path *path, u32 ops);
 void __ipn_path_query_async_done(struct ipn_priv *priv,
 				 struct ipn_path *path, int status);
 void ipn_path_query_async_done(struct ipn_priv *priv, struct ipn_path *path,
@@ -753,7 +771,6 @@ bool ipn_mcast_redirect(struct sk_buff *skb);
 void ipn_mcast_apply(struct ipn_priv *priv, struct ipn_mcast *mc,
 		     const struct ipc_result *r, struct sk_buff *skb);
 void ipn_mcast_run(struct ipn_priv *priv);
-void ipn_mcast_queue_ops(struct ipn_priv *priv, struct ipn_mcast *mc, u32 ops);
 void ipn_mcast_join_complete(struct ipn_priv *priv, struct ipn_mcast *mc,
 			     int status);
 void ipn_mcast_timers(struct ipn_priv *priv, u64 now);

@@ -43,10 +43,7 @@ static void ipn_mcast_teardown(struct ipn_priv *priv, struct ipn_mcast *mc)
 	struct ipc_result r;
 
 	lockdep_assert_held(&priv->lock);
-	ipc_mc_destroy(&mc->st, &r);
-	/* Whatever the core says, a destroyed group is gone. */
-	r.actions |= IPC_ACT_FREE;
-	r.deadline_ms = IPC_NO_DEADLINE;
+	ipc_mc_destroy(&mc->st, &r);	/* FREE always */
 	ipn_mcast_apply(priv, mc, &r, NULL);
 }
 
@@ -122,8 +119,7 @@ static struct ipn_mcast *__ipn_mcast_get(struct ipn_priv *priv,
 	mc->priv = priv;
 	memcpy(mc->mgid, mgid, IPC_GID_LEN);
 	ipc_mc_init(&mc->st, scope);
-	skb_queue_head_init(&mc->queue);
-	INIT_LIST_HEAD(&mc->work);
+	ipn_entry_init(&mc->e, &ipn_mcast_kind);
 	list_add_tail(&mc->list, &priv->mcasts);
 	hash_add(priv->mc_hash, &mc->node, ipn_gid_key(priv, mgid));
 	priv->mc_count++;
@@ -208,51 +204,11 @@ static void ipn_mcast_redirect_queue(struct ipn_priv *priv,
 	}
 }
 
-void ipn_mcast_queue_ops(struct ipn_priv *priv, struct ipn_mcast *mc, u32 ops)
-{
-	mc->ops |= ops;
-	if (list_empty(&mc->work))
-		list_add_tail(&mc->work, &priv->mc_work);
-	ipn_ctl_kick(priv);
-}
-
-/* Carry out the core's verdict; see ipn_path_apply(). priv->lock held. */
+/* Carry out the core's verdict (entry.c). priv->lock held. */
 void ipn_mcast_apply(struct ipn_priv *priv, struct ipn_mcast *mc,
 		     const struct ipc_result *r, struct sk_buff *skb)
 {
-	u32 act = r->actions, ops = 0;
-
-	lockdep_assert_held(&priv->lock);
-	ipn_queue_apply(priv, &mc->queue, r, skb, IPC_R_NOT_JOINED);
-	/* The queued frames go to the all-routers group (s10). */
-	if ((act & IPC_ACT_TO_ROUTERS) && !skb_queue_empty(&mc->queue))
-		ops |= IPN_OP_TO_ROUTERS;
-	if (act & IPC_ACT_JOIN) {
-		ops |= IPN_OP_JOIN;
-		mc->join_type = r->join_type;
-	}
-	if (act & IPC_ACT_ATTACH)
-		ops |= IPN_OP_ATTACH;
-	if (act & IPC_ACT_DETACH)
-		ops |= IPN_OP_DETACH;
-	if (act & IPC_ACT_LEAVE)
-		ops |= IPN_OP_LEAVE;
-	if (act & IPC_ACT_FLUSH_QUEUE)
-		ops |= IPN_OP_FLUSH_QUEUE;
-	if (act & IPC_ACT_LOG)
-		netdev_warn(priv->dev, "multicast group %pI6: join failed: %d\n",
-			    mc->mgid, mc->st.last_status);
-	if (act & IPC_ACT_FREE) {
-		list_del(&mc->list);
-		hash_del(&mc->node);
-		if (priv->bcast == mc)
-			priv->bcast = NULL;
-		mc->dead = true;
-		ops |= IPN_OP_FREE;
-	}
-	if (ops)
-		ipn_mcast_queue_ops(priv, mc, ops);
-	ipn_tick_arm(priv, r->deadline_ms);
+	ipn_entry_apply(priv, &mc->e, r, skb);
 }
 
 /*
@@ -279,12 +235,12 @@ static void ipn_mcast_bcast_search(struct ipn_priv *priv,
 		netdev_warn(priv->dev, "cannot move to broadcast scope %x: %d\n",
 			    priv->bsearch.scope, ret);
 		ipc_bsearch_start(&priv->bsearch);
-	} else if (!mc->dead && priv->bcast == mc) {
+	} else if (!mc->e.dead && priv->bcast == mc) {
 		netdev_dbg(priv->dev, "broadcast group: trying %pI6c%s\n",
 			   priv->ifid.bcast_gid,
 			   priv->bsearch.creating ? ", creating it" : "");
 		ipn_mcast_rename(priv, mc, priv->ifid.bcast_gid);
-		skb_queue_splice_init(&mc->queue, &drop);
+		skb_queue_splice_init(&mc->e.queue, &drop);
 		ipc_mc_init(&mc->st, IPC_SCOPE_LINK);
 		ipc_mc_subscribe(&mc->st, &priv->mc_cfg, IPC_JOIN_FULL,
 				 ipn_now_ms(), &r);
@@ -305,7 +261,7 @@ void ipn_mcast_join_complete(struct ipn_priv *priv, struct ipn_mcast *mc,
 	struct ipc_result r;
 	u32 link_act = 0;
 
-	if (!status && !mc->dead) {
+	if (!status && !mc->e.dead) {
 		status = priv->ops->mc_ah_attr(priv, mc, &attr);
 		if (!status) {
 			ah = ipn_ah_create(priv, &attr);
@@ -321,7 +277,7 @@ void ipn_mcast_join_complete(struct ipn_priv *priv, struct ipn_mcast *mc,
 		ipn_inc(priv, mc_failures);
 
 	spin_lock_bh(&priv->lock);
-	if (mc->dead) {
+	if (mc->e.dead) {
 		old = ah;
 		goto out;
 	}
@@ -368,77 +324,120 @@ static void ipn_mcast_release_held(struct ipn_priv *priv)
 	spin_unlock_bh(&priv->lock);
 }
 
-/* Run pending backend operations. Control context (rtnl, ctl_mutex). */
-void ipn_mcast_run(struct ipn_priv *priv)
+static struct ipn_mcast *ipn_mcast_of(struct ipn_entry *e)
 {
-	struct sk_buff_head flush;
-	struct ipn_mcast *mc;
-	int ret, type;
-	u32 ops;
+	return container_of(e, struct ipn_mcast, e);
+}
 
-	__skb_queue_head_init(&flush);
-	spin_lock_bh(&priv->lock);
-	while ((mc = list_first_entry_or_null(&priv->mc_work,
-					      struct ipn_mcast, work))) {
-		list_del_init(&mc->work);
-		ops = mc->ops;
-		mc->ops = 0;
-		type = mc->join_type;
-		if (ops & IPN_OP_FLUSH_QUEUE)
-			skb_queue_splice_tail_init(&mc->queue, &flush);
-		if (ops & IPN_OP_TO_ROUTERS)
-			ipn_mcast_redirect_queue(priv, &mc->queue, &flush);
-		spin_unlock_bh(&priv->lock);
+static void ipn_mcast_log(struct ipn_priv *priv, struct ipn_entry *e)
+{
+	struct ipn_mcast *mc = ipn_mcast_of(e);
 
-		if ((ops & IPN_OP_DETACH) && mc->attached) {
+	netdev_warn(priv->dev, "multicast group %pI6: join failed: %d\n",
+		    mc->mgid, mc->st.last_status);
+}
+
+static void ipn_mcast_unlink(struct ipn_priv *priv, struct ipn_entry *e)
+{
+	struct ipn_mcast *mc = ipn_mcast_of(e);
+
+	list_del(&mc->list);
+	hash_del(&mc->node);
+	if (priv->bcast == mc)
+		priv->bcast = NULL;
+}
+
+/* The queued frames go to the all-routers group (s10). priv->lock held. */
+static void ipn_mcast_to_routers(struct ipn_priv *priv, struct ipn_entry *e,
+				 struct sk_buff_head *out)
+{
+	ipn_mcast_redirect_queue(priv, &e->queue, out);
+}
+
+/* DETACH, LEAVE, JOIN, ATTACH. Control context (rtnl, ctl_mutex). */
+static void ipn_mcast_perform(struct ipn_priv *priv, struct ipn_entry *e,
+			      u32 act, int join_type)
+{
+	struct ipn_mcast *mc = ipn_mcast_of(e);
+	int ret;
+
+	switch (act) {
+	case IPC_ACT_DETACH:
+		if (mc->attached) {
 			priv->ops->detach(priv, mc);
 			mc->attached = false;
 		}
-		if (ops & IPN_OP_LEAVE) {
-			priv->ops->leave(priv, mc);
-			ipn_inc(priv, mc_leaves);
-		}
-		if ((ops & IPN_OP_JOIN) && !(ops & IPN_OP_FREE)) {
-			ret = priv->ops->join(priv, mc, type);
-			if (ret != 0)
-				ipn_mcast_join_complete(priv, mc,
-							ret > 0 ? 0 : ret);
-		}
-		if ((ops & IPN_OP_DONE) && !(ops & IPN_OP_FREE))
-			ipn_mcast_join_complete(priv, mc, mc->join_status);
-		if ((ops & IPN_OP_ATTACH) && !mc->attached && !mc->dead) {
-			ret = priv->ops->attach(priv, mc);
-			if (ret)
-				netdev_warn(priv->dev, "multicast group %pI6: attach failed: %d\n",
-					    mc->mgid, ret);
-			mc->attached = !ret;
-			if (mc->attached && mc->is_bcast)
-				ipn_mcast_release_held(priv);
-		}
-		ipn_xmit_list(&flush);
-		if (ops & IPN_OP_FREE) {
-			if (mc->attached) {
-				priv->ops->detach(priv, mc);
-				mc->attached = false;
-			}
-			if (mc->sa_mc)
-				priv->ops->leave(priv, mc);
-			ipn_ah_put(mc->ah);
-			__skb_queue_purge(&mc->queue);
-			kfree(mc);
-		}
-		spin_lock_bh(&priv->lock);
-		if (ops & IPN_OP_FREE) {
-			priv->mc_count--;
-			/* Room: the stack's groups that waited for it. */
-			if (priv->mc_stack_waiting && priv->up) {
-				priv->mc_stack_waiting = false;
-				mod_delayed_work(priv->wq, &priv->rx_mode_work,
-						 0);
-			}
-		}
+		break;
+	case IPC_ACT_LEAVE:
+		priv->ops->leave(priv, mc);
+		ipn_inc(priv, mc_leaves);
+		break;
+	case IPC_ACT_JOIN:
+		ret = priv->ops->join(priv, mc, join_type);
+		if (ret != 0)
+			ipn_mcast_join_complete(priv, mc, ret > 0 ? 0 : ret);
+		break;
+	case IPC_ACT_ATTACH:
+		if (mc->attached || mc->e.dead)
+			break;
+		ret = priv->ops->attach(priv, mc);
+		if (ret)
+			netdev_warn(priv->dev, "multicast group %pI6: attach failed: %d\n",
+				    mc->mgid, ret);
+		mc->attached = !ret;
+		if (mc->attached && mc->is_bcast)
+			ipn_mcast_release_held(priv);
+		break;
+	}
+}
+
+/* IPN_OP_DONE: the join the backend answered (sa.c). */
+static void ipn_mcast_report(struct ipn_priv *priv, struct ipn_entry *e,
+			     u32 ops)
+{
+	struct ipn_mcast *mc = ipn_mcast_of(e);
+
+	ipn_mcast_join_complete(priv, mc, mc->join_status);
+}
+
+static void ipn_mcast_release(struct ipn_priv *priv, struct ipn_entry *e)
+{
+	struct ipn_mcast *mc = ipn_mcast_of(e);
+
+	if (mc->attached) {
+		priv->ops->detach(priv, mc);
+		mc->attached = false;
+	}
+	if (mc->sa_mc)
+		priv->ops->leave(priv, mc);
+	ipn_ah_put(mc->ah);
+	__skb_queue_purge(&mc->e.queue);
+	kfree(mc);
+	spin_lock_bh(&priv->lock);
+	priv->mc_count--;
+	/* Room: the stack's groups that waited for it. */
+	if (priv->mc_stack_waiting && priv->up) {
+		priv->mc_stack_waiting = false;
+		mod_delayed_work(priv->wq, &priv->rx_mode_work, 0);
 	}
 	spin_unlock_bh(&priv->lock);
+}
+
+const struct ipn_entry_kind ipn_mcast_kind = {
+	.work_off = offsetof(struct ipn_priv, mc_work),
+	.drop_reason = IPC_R_NOT_JOINED,
+	.log = ipn_mcast_log,
+	.unlink = ipn_mcast_unlink,
+	.to_routers = ipn_mcast_to_routers,
+	.perform = ipn_mcast_perform,
+	.report = ipn_mcast_report,
+	.release = ipn_mcast_release,
+};
+
+/* The groups' backend operations. Control context (rtnl, ctl_mutex). */
+void ipn_mcast_run(struct ipn_priv *priv)
+{
+	ipn_entry_run(priv, &priv->mc_work);
 }
 
 /* Deadlines. priv->lock held. */
@@ -528,16 +527,10 @@ void ipn_mcast_flush_all(struct ipn_priv *priv)
 void ipn_mcast_destroy_all(struct ipn_priv *priv)
 {
 	struct ipn_mcast *mc, *tmp;
-	struct ipc_result r;
 
 	spin_lock_bh(&priv->lock);
-	list_for_each_entry_safe(mc, tmp, &priv->mcasts, list) {
-		ipc_mc_destroy(&mc->st, &r);
-		/* Whatever the core says, a destroyed group is gone. */
-		r.actions |= IPC_ACT_FREE;
-		r.deadline_ms = IPC_NO_DEADLINE;
-		ipn_mcast_apply(priv, mc, &r, NULL);
-	}
+	list_for_each_entry_safe(mc, tmp, &priv->mcasts, list)
+		ipn_mcast_teardown(priv, mc);
 	spin_unlock_bh(&priv->lock);
 	ipn_mcast_run(priv);
 }

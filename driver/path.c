@@ -32,10 +32,7 @@ static void ipn_path_teardown(struct ipn_priv *priv, struct ipn_path *path)
 	struct ipc_result r;
 
 	lockdep_assert_held(&priv->lock);
-	ipc_path_destroy(&path->st, &r);
-	/* Whatever the core says, a destroyed path is gone. */
-	r.actions |= IPC_ACT_FREE;
-	r.deadline_ms = IPC_NO_DEADLINE;
+	ipc_path_destroy(&path->st, &r);	/* FREE always */
 	ipn_path_apply(priv, path, &r, NULL);
 }
 
@@ -101,60 +98,23 @@ struct ipn_path *ipn_path_get(struct ipn_priv *priv, const u8 *gid, u64 now)
 	path->priv = priv;
 	memcpy(path->gid, gid, IPC_GID_LEN);
 	ipc_path_init(&path->st);
-	skb_queue_head_init(&path->queue);
-	INIT_LIST_HEAD(&path->work);
+	ipn_entry_init(&path->e, &ipn_path_kind);
 	hash_add(priv->paths, &path->node, key);
 	priv->path_count++;
 	return path;
 }
 
-void ipn_path_queue_ops(struct ipn_priv *priv, struct ipn_path *path, u32 ops)
-{
-	path->ops |= ops;
-	if (list_empty(&path->work))
-		list_add_tail(&path->work, &priv->path_work);
-	ipn_ctl_kick(priv);
-}
-
 /*
- * Carry out the core's verdict. skb is the packet the verdict is about
- * (NULL when none, or when the caller sends it itself). priv->lock held.
+ * Carry out the core's verdict (entry.c). skb is the packet the verdict
+ * is about (NULL when none, or when the caller sends it itself).
+ * priv->lock held.
  */
 void ipn_path_apply(struct ipn_priv *priv, struct ipn_path *path,
 		    const struct ipc_result *r, struct sk_buff *skb)
 {
-	u32 act = r->actions, ops = 0;
-
-	lockdep_assert_held(&priv->lock);
-	ipn_queue_apply(priv, &path->queue, r, skb, IPC_R_NO_ROUTE);
-	if (act & IPC_ACT_RELEASE_AH) {
-		ipn_ah_put(path->ah);
-		path->ah = NULL;
-	}
-	if (act & IPC_ACT_FLUSH_QUEUE)
-		ops |= IPN_OP_FLUSH_QUEUE;
-	if (act & IPC_ACT_CANCEL_QUERY) {
-		ops |= IPN_OP_CANCEL;
-		/*
-		 * The ops are a set, and ipn_path_run() cancels before it
-		 * starts: a start still waiting for the control work would
-		 * run after this cancel and ask for a query the core gave
-		 * up (a timeout while the work waited). It goes too.
-		 */
-		path->ops &= ~IPN_OP_QUERY;
-	}
-	if (act & IPC_ACT_START_QUERY) {
-		ops |= IPN_OP_QUERY;
+	if (r->actions & IPC_ACT_START_QUERY)
 		ipn_inc(priv, path_queries);
-	}
-	if (act & IPC_ACT_FREE) {
-		hash_del(&path->node);
-		path->dead = true;
-		ops |= IPN_OP_FREE;
-	}
-	if (ops)
-		ipn_path_queue_ops(priv, path, ops);
-	ipn_tick_arm(priv, r->deadline_ms);
+	ipn_entry_apply(priv, &path->e, r, skb);
 }
 
 /*
@@ -167,11 +127,11 @@ void __ipn_path_query_async_done(struct ipn_priv *priv,
 				 struct ipn_path *path, int status)
 {
 	lockdep_assert_held(&priv->lock);
-	if (path->dead)
+	if (path->e.dead)
 		return;
 	path->query_status = status;
 	path->done_gen = path->query_gen;
-	ipn_path_queue_ops(priv, path, IPN_OP_DONE);
+	ipn_entry_queue_ops(priv, &path->e, IPN_OP_DONE);
 }
 
 void ipn_path_query_async_done(struct ipn_priv *priv, struct ipn_path *path,
@@ -200,7 +160,7 @@ void ipn_path_query_complete(struct ipn_priv *priv, struct ipn_path *path,
 		ipn_inc(priv, path_failures);
 	spin_lock_bh(&priv->lock);
 	path->querying = false;
-	if (path->dead) {
+	if (path->e.dead) {
 		old = ah;
 	} else {
 		if (ah) {
@@ -231,69 +191,92 @@ static void ipn_path_cancel(struct ipn_priv *priv, struct ipn_path *path)
 	spin_unlock_bh(&priv->lock);
 }
 
+static struct ipn_path *ipn_path_of(struct ipn_entry *e)
+{
+	return container_of(e, struct ipn_path, e);
+}
+
+static void ipn_path_release_ah(struct ipn_priv *priv, struct ipn_entry *e)
+{
+	struct ipn_path *path = ipn_path_of(e);
+
+	ipn_ah_put(path->ah);
+	path->ah = NULL;
+}
+
+static void ipn_path_unlink(struct ipn_priv *priv, struct ipn_entry *e)
+{
+	hash_del(&ipn_path_of(e)->node);
+}
+
 /*
- * Run pending operations. Control context (rtnl, ctl_mutex).
- *
- * The order is the core's contract (ipoib_core.h, path machine): CANCEL
- * before QUERY, so that at most one query of a path is ever outstanding
- * (CANCEL_QUERY and START_QUERY come together from a light flush of a
- * RESOLVING or STALE path, or when a timeout and a retry merge before
- * this work runs); after CANCEL_QUERY the cancelled query's completion
- * is never reported, even if its callback queued it before the cancel.
+ * CANCEL_QUERY and START_QUERY. A start cancels first too, so that at
+ * most one query of a path is ever outstanding; after a cancel the
+ * cancelled query's completion is never reported, even if its callback
+ * queued it before (ipn_path_cancel: a new generation). Control context.
  */
+static void ipn_path_perform(struct ipn_priv *priv, struct ipn_entry *e,
+			     u32 act, int join_type)
+{
+	struct ipn_path *path = ipn_path_of(e);
+	int ret;
+
+	ipn_path_cancel(priv, path);
+	if (act != IPC_ACT_START_QUERY)
+		return;
+	spin_lock_bh(&priv->lock);
+	path->querying = true;
+	path->query_gen++;
+	spin_unlock_bh(&priv->lock);
+	ret = priv->ops->path_query(priv, path);
+	if (ret <= 0)	/* done now (1: completion later) */
+		ipn_path_query_complete(priv, path, ret);
+}
+
+/* IPN_OP_DONE: the query's completion, unless a cancel or a start came since. */
+static void ipn_path_report(struct ipn_priv *priv, struct ipn_entry *e,
+			    u32 ops)
+{
+	struct ipn_path *path = ipn_path_of(e);
+	bool fresh;
+
+	spin_lock_bh(&priv->lock);
+	fresh = path->querying && path->done_gen == path->query_gen;
+	spin_unlock_bh(&priv->lock);
+	if (fresh)
+		ipn_path_query_complete(priv, path, path->query_status);
+	else
+		ipn_inc(priv, path_stale_answers);
+}
+
+static void ipn_path_release(struct ipn_priv *priv, struct ipn_entry *e)
+{
+	struct ipn_path *path = ipn_path_of(e);
+
+	ipn_path_cancel(priv, path);
+	ipn_ah_put(path->ah);
+	__skb_queue_purge(&path->e.queue);
+	kfree(path->dev_addr);
+	kfree(path);
+	spin_lock_bh(&priv->lock);
+	priv->path_count--;
+	spin_unlock_bh(&priv->lock);
+}
+
+const struct ipn_entry_kind ipn_path_kind = {
+	.work_off = offsetof(struct ipn_priv, path_work),
+	.drop_reason = IPC_R_NO_ROUTE,
+	.release_ah = ipn_path_release_ah,
+	.unlink = ipn_path_unlink,
+	.perform = ipn_path_perform,
+	.report = ipn_path_report,
+	.release = ipn_path_release,
+};
+
+/* The paths' backend operations. Control context (rtnl, ctl_mutex). */
 void ipn_path_run(struct ipn_priv *priv)
 {
-	struct sk_buff_head flush;
-	struct ipn_path *path;
-	bool fresh;
-	int ret;
-	u32 ops;
-
-	__skb_queue_head_init(&flush);
-	spin_lock_bh(&priv->lock);
-	while ((path = list_first_entry_or_null(&priv->path_work,
-						struct ipn_path, work))) {
-		list_del_init(&path->work);
-		ops = path->ops;
-		path->ops = 0;
-		if (ops & IPN_OP_FLUSH_QUEUE)
-			skb_queue_splice_tail_init(&path->queue, &flush);
-		spin_unlock_bh(&priv->lock);
-
-		if (ops & (IPN_OP_CANCEL | IPN_OP_FREE | IPN_OP_QUERY))
-			ipn_path_cancel(priv, path);
-		if ((ops & IPN_OP_DONE) && !(ops & (IPN_OP_CANCEL | IPN_OP_FREE))) {
-			spin_lock_bh(&priv->lock);
-			fresh = path->querying &&
-				  path->done_gen == path->query_gen;
-			spin_unlock_bh(&priv->lock);
-			if (fresh)
-				ipn_path_query_complete(priv, path,
-							path->query_status);
-			else
-				ipn_inc(priv, path_stale_answers);
-		}
-		if ((ops & IPN_OP_QUERY) && !(ops & IPN_OP_FREE)) {
-			spin_lock_bh(&priv->lock);
-			path->querying = true;
-			path->query_gen++;
-			spin_unlock_bh(&priv->lock);
-			ret = priv->ops->path_query(priv, path);
-			if (ret <= 0)	/* done now (1: completion later) */
-				ipn_path_query_complete(priv, path, ret);
-		}
-		ipn_xmit_list(&flush);
-		if (ops & IPN_OP_FREE) {
-			ipn_ah_put(path->ah);
-			__skb_queue_purge(&path->queue);
-			kfree(path->dev_addr);
-			kfree(path);
-		}
-		spin_lock_bh(&priv->lock);
-		if (ops & IPN_OP_FREE)
-			priv->path_count--;
-	}
-	spin_unlock_bh(&priv->lock);
+	ipn_entry_run(priv, &priv->path_work);
 }
 
 /* Deadlines. priv->lock held. */

@@ -177,9 +177,9 @@ static int ipn_ib_join_done(int status, struct ib_sa_multicast *m)
 	 */
 	if (status == -EINVAL)
 		status = -ENOENT;
-	if (!mc->dead) {
+	if (!mc->e.dead) {
 		mc->join_status = status;
-		ipn_mcast_queue_ops(priv, mc, IPN_OP_DONE);
+		ipn_entry_queue_ops(priv, &mc->e, IPN_OP_DONE);
 	}
 	spin_unlock_bh(&priv->lock);
 	return 0;	/* the membership is freed by ipn_ib_leave() */

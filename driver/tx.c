@@ -279,33 +279,6 @@ drop_locked:
 }
 
 /*
- * The queue half of a path or group verdict: DROP_OLDEST, then QUEUE or
- * drop skb (the packet the verdict is about, NULL when none or when the
- * caller sends it), then PURGE. dflt is the drop reason when the core
- * gave none. priv->lock held.
- */
-void ipn_queue_apply(struct ipn_priv *priv, struct sk_buff_head *queue,
-		     const struct ipc_result *r, struct sk_buff *skb, int dflt)
-{
-	int reason = r->reason ?: dflt;
-	struct sk_buff *old;
-
-	lockdep_assert_held(&priv->lock);
-	if (r->actions & IPC_ACT_DROP_OLDEST) {
-		old = __skb_dequeue(queue);
-		if (old)
-			ipn_drop(priv, old, IPC_R_QUEUE_FULL, true);
-	}
-	if (skb && (r->actions & IPC_ACT_QUEUE))
-		__skb_queue_tail(queue, skb);
-	else if (skb)
-		ipn_drop(priv, skb, reason, true);
-	if (r->actions & IPC_ACT_PURGE_QUEUE)
-		while ((old = __skb_dequeue(queue)))
-			ipn_drop(priv, old, reason, true);
-}
-
-/*
  * Re-inject packets that waited for a path or a join (pseudo header
  * intact): xmit asks the core again. Process context.
  */
@@ -368,7 +341,7 @@ static void ipn_tx_one(struct ipn_priv *priv, struct ib_wc *wc, int budget)
  */
 void ipn_cm_tx_sent(struct ipn_priv *priv, struct ipn_cm_tx *cm)
 {
-	bool dead = READ_ONCE(cm->dead);
+	bool dead = READ_ONCE(cm->e.dead);
 
 	WRITE_ONCE(cm->progress_ms, ipn_now_ms());
 	if (atomic_dec_and_test(&cm->inflight)) {

@@ -167,7 +167,7 @@ struct ipn_kunit_path ipn_kunit_path(struct ipn_priv *priv, const u8 *gid)
 			continue;
 		snap.state = path->st.state;
 		snap.status = path->st.last_status;
-		snap.queued = skb_queue_len(&path->queue);
+		snap.queued = skb_queue_len(&path->e.queue);
 		snap.ah = path->ah ? path->ah->ah : NULL;
 		snap.resolver = !!path->dev_addr;
 		memcpy(snap.dmac, path->attr.roce.dmac, ETH_ALEN);

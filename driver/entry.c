@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * entry.c - the one engine that performs the core's results on its
+ * entries: paths (path.c), groups (mcast.c) and the connections we make
+ * (cm.c). The core decides; this file performs each result in the order
+ * the core declares (IPC_ACT_ORDER, ipoib_core.h): at the verdict, under
+ * priv->lock, what touches only the entry's frames, its address handle
+ * and the log (IPC_ACT_AT_VERDICT); later, in the control work, one
+ * entry at a time, the backend's calls, which sleep. Each kind supplies
+ * its backend calls (struct ipn_entry_kind) and nothing else.
+ */
+#include "ipoib_ng.h"
+
+static const u32 ipn_act_order[] = { IPC_ACT_ORDER };
+
+/* What each ending action ends: a start still waiting for the work. */
+static u32 ipn_act_ended(u32 act)
+{
+	u32 ended = 0;
+
+	if (act & IPC_ACT_CANCEL_QUERY)
+		ended |= IPC_ACT_START_QUERY;
+	if (act & IPC_ACT_DETACH)
+		ended |= IPC_ACT_ATTACH;
+	if (act & IPC_ACT_LEAVE)
+		ended |= IPC_ACT_JOIN;
+	if (act & IPC_ACT_DISCONNECT)
+		ended |= IPC_ACT_CONNECT;
+	return ended;
+}
+
+#define IPN_ACT_ENDING (IPC_ACT_CANCEL_QUERY | IPC_ACT_LEAVE | \
+			IPC_ACT_DISCONNECT | IPC_ACT_FREE)
+#define IPN_ACT_STARTING (IPC_ACT_START_QUERY | IPC_ACT_JOIN | \
+			  IPC_ACT_CONNECT | IPC_ACT_ATTACH)
+
+void ipn_entry_init(struct ipn_entry *e, const struct ipn_entry_kind *kind)
+{
+	INIT_LIST_HEAD(&e->work);
+	skb_queue_head_init(&e->queue);
+	e->kind = kind;
+	e->ops = 0;
+	e->dead = false;
+}
+
+static struct list_head *ipn_entry_work_list(struct ipn_priv *priv,
+					     const struct ipn_entry_kind *kind)
+{
+	return (struct list_head *)((char *)priv + kind->work_off);
+}
+
+/*
+ * Give the control work ops to perform on e (IPC_ACT_* not of
+ * IPC_ACT_AT_VERDICT, IPN_OP_*). priv->lock held.
+ */
+void ipn_entry_queue_ops(struct ipn_priv *priv, struct ipn_entry *e, u32 ops)
+{
+	lockdep_assert_held(&priv->lock);
+	e->ops |= ops;
+	if (list_empty(&e->work))
+		list_add_tail(&e->work, ipn_entry_work_list(priv, e->kind));
+	ipn_ctl_kick(priv);
+}
+
+/*
+ * Perform the core's result r on e: skb is the frame the verdict is
+ * about (NULL when none, or when the caller sends it: SEND, VIA_UD,
+ * TO_ROUTERS of this frame), queued or dropped here. The backend's
+ * share goes to the control work; the tick follows the deadline.
+ * priv->lock held.
+ */
+void ipn_entry_apply(struct ipn_priv *priv, struct ipn_entry *e,
+		     const struct ipc_result *r, struct sk_buff *skb)
+{
+	const struct ipn_entry_kind *kind = e->kind;
+	int reason = r->reason ?: kind->drop_reason;
+	u32 left = r->actions, ops = 0, act;
+	struct sk_buff *old;
+	unsigned int i;
+
+	lockdep_assert_held(&priv->lock);
+	for (i = 0; i < ARRAY_SIZE(ipn_act_order) && left; i++) {
+		act = ipn_act_order[i];
+		if (!(left & act))
+			continue;
+		left &= ~act;
+		switch (act) {
+		case IPC_ACT_RELEASE_AH:
+			if (kind->release_ah)
+				kind->release_ah(priv, e);
+			break;
+		case IPC_ACT_DROP_OLDEST:
+			old = __skb_dequeue(&e->queue);
+			if (old)
+				ipn_drop(priv, old, IPC_R_QUEUE_FULL, true);
+			break;
+		case IPC_ACT_QUEUE:
+			if (skb)
+				__skb_queue_tail(&e->queue, skb);
+			skb = NULL;
+			break;
+		case IPC_ACT_SEND:
+		case IPC_ACT_VIA_UD:
+		case IPC_ACT_DROP:
+			break;	/* skb, if the caller gave it, goes below */
+		case IPC_ACT_PURGE_QUEUE:
+			while ((old = __skb_dequeue(&e->queue)))
+				ipn_drop(priv, old, reason, true);
+			break;
+		case IPC_ACT_LOG:
+			if (kind->log)
+				kind->log(priv, e);
+			break;
+		case IPC_ACT_TO_ROUTERS:
+			/* Of this frame: the caller's; of the queue: later. */
+			if (kind->to_routers && !skb_queue_empty(&e->queue))
+				ops |= act;
+			break;
+		case IPC_ACT_FREE:
+			kind->unlink(priv, e);
+			e->dead = true;
+			ops |= act;
+			break;
+		default:
+			/* An ending takes the start it ends with it. */
+			e->ops &= ~ipn_act_ended(act);
+			ops |= act;
+			break;
+		}
+	}
+	/* A frame the core neither queued nor left to the caller. */
+	if (skb)
+		ipn_drop(priv, skb, reason, true);
+	if (r->actions & IPC_ACT_JOIN)
+		e->join_type = r->join_type;
+	if (ops)
+		ipn_entry_queue_ops(priv, e, ops);
+	ipn_tick_arm(priv, r->deadline_ms);
+}
+
+/*
+ * Perform the backend's share of the results of the entries on work, in
+ * IPC_ACT_ORDER: what ends first; then what the backend reported
+ * meanwhile, unless an ending came after it (the core's contract: after
+ * CANCEL_QUERY, LEAVE or DISCONNECT no completion of what they end);
+ * then what starts, unless the entry was freed; the queue handed back
+ * to transmit; FREE last. A result fed to the core here may queue the
+ * entry again: the loop takes it until the list is empty. Control
+ * context (rtnl, ctl_mutex).
+ */
+void ipn_entry_run(struct ipn_priv *priv, struct list_head *work)
+{
+	struct sk_buff_head flush;
+	const struct ipn_entry_kind *kind;
+	struct ipn_entry *e;
+	u32 ops, act;
+	unsigned int i;
+	int join_type;
+
+	lockdep_assert_held(&priv->ctl_mutex);
+	__skb_queue_head_init(&flush);
+	for (;;) {
+		spin_lock_bh(&priv->lock);
+		e = list_first_entry_or_null(work, struct ipn_entry, work);
+		if (!e) {
+			spin_unlock_bh(&priv->lock);
+			break;
+		}
+		list_del_init(&e->work);
+		kind = e->kind;
+		ops = e->ops;
+		e->ops = 0;
+		join_type = e->join_type;
+		if (ops & IPC_ACT_FLUSH_QUEUE)
+			skb_queue_splice_tail_init(&e->queue, &flush);
+		if (ops & IPC_ACT_TO_ROUTERS)
+			kind->to_routers(priv, e, &flush);
+		spin_unlock_bh(&priv->lock);
+
+		if (ops & IPN_ACT_ENDING)
+			ops &= ~IPN_OP_REPORT;
+		if (ops & IPC_ACT_FREE)
+			ops &= ~IPN_ACT_STARTING;
+		for (i = 0; i < ARRAY_SIZE(ipn_act_order); i++) {
+			act = ipn_act_order[i];
+			if ((act & IPN_ACT_STARTING) && (ops & IPN_OP_REPORT)) {
+				kind->report(priv, e, ops & IPN_OP_REPORT);
+				ops &= ~IPN_OP_REPORT;
+			}
+			if ((ops & act) && !(act & (IPC_ACT_AT_VERDICT |
+						    IPC_ACT_FLUSH_QUEUE |
+						    IPC_ACT_TO_ROUTERS |
+						    IPC_ACT_FREE)))
+				kind->perform(priv, e, act, join_type);
+		}
+		ipn_xmit_list(&flush);
+		if (ops & IPC_ACT_FREE)
+			kind->release(priv, e);
+	}
+}
