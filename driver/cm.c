@@ -188,8 +188,8 @@ static void ipn_cm_rx_one(struct ipn_priv *priv, struct ib_wc *wc)
 		ipn_drop(priv, skb, IPC_R_TRUNCATED, false);
 		return;
 	}
-	reason = ipc_rx_classify(&priv->ifid, peer + 4, priv->ifid.gid,
-				 ipn_addr_qpn(peer), skb->data,
+	reason = ipc_rx_classify(&priv->ifid, ipn_addr_gid(peer),
+				 priv->ifid.gid, ipn_addr_qpn(peer), skb->data,
 				 skb_headlen(skb), &v);
 	if (unlikely(reason != IPC_R_OK)) {
 		ipn_drop(priv, skb, reason, false);
@@ -495,7 +495,7 @@ static void ipn_cm_apply(struct ipn_priv *priv, struct ipn_cm_tx *tx,
 static struct ipn_cm_tx *ipn_cm_tx_get(struct ipn_priv *priv, const u8 *addr)
 {
 	/* By the GID alone: a peer's addresses share a bucket. */
-	u32 key = ipn_gid_key(priv, addr + IPN_ADDR_GID_OFF);
+	u32 key = ipn_gid_key(priv, ipn_addr_gid(addr));
 	unsigned int same_gid = 0;
 	struct ipn_cm_tx *tx;
 
@@ -503,8 +503,8 @@ static struct ipn_cm_tx *ipn_cm_tx_get(struct ipn_priv *priv, const u8 *addr)
 	hash_for_each_possible(priv->cm_tx, tx, node, key) {
 		if (ipc_addr_same(tx->addr, addr))
 			return tx;
-		same_gid += !memcmp(tx->addr + IPN_ADDR_GID_OFF,
-				    addr + IPN_ADDR_GID_OFF, IPC_GID_LEN);
+		same_gid += !memcmp(ipn_addr_gid(tx->addr),
+				    ipn_addr_gid(addr), IPC_GID_LEN);
 	}
 	if (same_gid >= IPN_CM_TX_PER_GID ||
 	    priv->cm_tx_count >= READ_ONCE(ipn_cm_tx_max)) {
@@ -513,7 +513,7 @@ static struct ipn_cm_tx *ipn_cm_tx_get(struct ipn_priv *priv, const u8 *addr)
 			priv->cm_tx_full_told = true;
 			netdev_warn(priv->dev, "connected mode: %u connections, %u to %pI6c (cm_tx_max, %d per GID): more go over datagrams (cm_tx_refused)\n",
 				    priv->cm_tx_count, same_gid,
-				    addr + IPN_ADDR_GID_OFF, IPN_CM_TX_PER_GID);
+				    ipn_addr_gid(addr), IPN_CM_TX_PER_GID);
 		}
 		return NULL;
 	}
@@ -716,7 +716,7 @@ static int ipn_cm_connect(struct ipn_priv *priv, struct ipn_cm_tx *tx)
 	int ret;
 
 	spin_lock_bh(&priv->lock);
-	ret = ipn_cm_path_rec(priv, tx->addr + 4, &rec);
+	ret = ipn_cm_path_rec(priv, ipn_addr_gid(tx->addr), &rec);
 	spin_unlock_bh(&priv->lock);
 	if (ret)
 		return ret;
@@ -846,7 +846,7 @@ static void ipn_cm_perform(struct ipn_priv *priv, struct ipn_entry *e,
 	ret = ipn_cm_connect(priv, tx);
 	if (ret) {
 		netdev_dbg(priv->dev, "cannot connect to %pI6c: %d\n",
-			   tx->addr + 4, ret);
+			   ipn_addr_gid(tx->addr), ret);
 		ipn_cm_connect_done(priv, tx, ret, 0);
 	}
 }
@@ -958,7 +958,7 @@ static void ipn_cm_stall_check(struct ipn_priv *priv, struct ipn_cm_tx *tx,
 		return;
 	}
 	net_warn_ratelimited("%s: connection to %pI6c: %d sends stuck for %u ms, back to datagrams\n",
-			     priv->dev->name, tx->addr + 4,
+			     priv->dev->name, ipn_addr_gid(tx->addr),
 			     atomic_read(&tx->inflight), IPN_CM_STALL_MS);
 	ipn_inc(priv, cm_stalls);
 	WRITE_ONCE(tx->progress_ms, now);	/* once per stall */

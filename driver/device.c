@@ -610,7 +610,7 @@ int ipn_dev_set_bcast_scope(struct ipn_priv *priv, u8 scope)
 		return ret;
 	memcpy(dev->broadcast, b, IPC_ADDR_LEN);
 	spin_lock_bh(&priv->lock);
-	memcpy(priv->ifid.bcast_gid, b + 4, IPC_GID_LEN);
+	memcpy(priv->ifid.bcast_gid, ipn_addr_gid(b), IPC_GID_LEN);
 	spin_unlock_bh(&priv->lock);
 	call_netdevice_notifiers(NETDEV_POST_TYPE_CHANGE, dev);
 	call_netdevice_notifiers(NETDEV_CHANGEADDR, dev);
@@ -680,20 +680,22 @@ static int ipn_set_mac_address(struct net_device *dev, void *p)
 		return -EINVAL;
 	default:
 		if (net_ratelimit())
-			netdev_warn(dev, "%pI6c is not a unicast GID\n", want + 4);
+			netdev_warn(dev, "%pI6c is not a unicast GID\n",
+				    ipn_addr_gid(want));
 		return -EINVAL;
 	}
-	index = ipn_gid_index(priv, want + 4);
+	index = ipn_gid_index(priv, ipn_addr_gid(want));
 	if (index < 0) {
 		if (net_ratelimit())
 			netdev_warn(dev, "GID %pI6c is not in the GID table of %s port %u\n",
-				    want + 4, dev_name(&priv->ca->dev), priv->port);
+				    ipn_addr_gid(want), dev_name(&priv->ca->dev),
+				    priv->port);
 		return -EADDRNOTAVAIL;
 	}
 	mutex_lock(&priv->ctl_mutex);
 	priv->gid_chosen = true;
 	priv->sgid_index = index;
-	memcpy(priv->ifid.gid, want + 4, sizeof(priv->ifid.gid));
+	memcpy(priv->ifid.gid, ipn_addr_gid(want), sizeof(priv->ifid.gid));
 	dev_addr_set(dev, want);
 	mutex_unlock(&priv->ctl_mutex);
 	return 0;
@@ -1062,7 +1064,7 @@ static int ipn_priv_init(struct ipn_priv *priv, struct ib_device *ca,
 	if (ret)
 		goto err_verbs;
 	ipc_addr_broadcast(pkey, IPC_SCOPE_LINK, dev->broadcast);
-	memcpy(priv->ifid.bcast_gid, dev->broadcast + 4, IPC_GID_LEN);
+	memcpy(priv->ifid.bcast_gid, ipn_addr_gid(dev->broadcast), IPC_GID_LEN);
 	if (priv->roce) {
 		priv->roce_ndev = ipn_roce_netdev(priv);
 		if (!priv->roce_ndev) {

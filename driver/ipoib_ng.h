@@ -85,6 +85,12 @@ static inline void ipn_kunit_restart_running(const struct ipn_priv *priv)
 }
 #endif
 
+/*
+ * The GID of a 20-byte hardware address (RFC 4391 s9.1.1: flags and QPN
+ * in the first 4 bytes, then the GID).
+ */
+#define ipn_addr_gid(addr) ((addr) + IPN_ADDR_GID_OFF)
+
 enum {
 	IPN_PSEUDO_LEN = IPC_ADDR_LEN,	/* daddr (TX) or saddr (RX) */
 	IPN_ADDR_GID_OFF = 4,		/* the GID in an address (s9.1.1) */

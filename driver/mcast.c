@@ -180,8 +180,8 @@ bool ipn_mcast_redirect(struct sk_buff *skb)
 
 	if (skb_cow_head(skb, 0))
 		return false;
-	ipc_mgid_all_routers(skb->data + 4, routers);
-	memcpy(skb->data + 4, routers, IPC_GID_LEN);
+	ipc_mgid_all_routers(ipn_addr_gid(skb->data), routers);
+	memcpy(ipn_addr_gid(skb->data), routers, IPC_GID_LEN);
 	return true;
 }
 
@@ -574,7 +574,8 @@ void ipn_mcast_rx_mode_work(struct work_struct *work)
 				wrong++;
 				continue;
 			}
-			memcpy(mgids[n++].mgid, ha->addr + 4, IPC_GID_LEN);
+			memcpy(mgids[n++].mgid, ipn_addr_gid(ha->addr),
+			       IPC_GID_LEN);
 		}
 	}
 	netif_addr_unlock_bh(dev);

@@ -201,7 +201,8 @@ static struct ipn_ah *ipn_mcast_tx(struct ipn_priv *priv, const u8 *mgid,
 			ipn_drop(priv, skb, IPC_R_NOT_JOINED, true);
 			return NULL;
 		}
-		return ipn_mcast_tx(priv, skb->data + 4, skb, now, false);
+		return ipn_mcast_tx(priv, ipn_addr_gid(skb->data), skb, now,
+				    false);
 	}
 	ipn_mcast_apply(priv, mc, &r, ah ? NULL : skb);
 	return ah;
