@@ -134,12 +134,12 @@ static void ipn_am_group(struct ipn_priv *priv, const u8 *mgid, bool join)
 			return;
 		/* Listed by the read in flight, or created since it began. */
 		mc->am_gen = priv->am.gen;
-		if (mc->st.want & IPC_JOIN_NON)
+		if (ipc_mc_wanted(&mc->st, IPC_JOIN_NON))
 			return;
 		priv->am.groups++;
 		ipc_mc_subscribe(&mc->st, &priv->mc_cfg, IPC_JOIN_NON, now, &r);
 		ipn_mcast_apply(priv, mc, &r, NULL);
-	} else if (mc && (mc->st.want & IPC_JOIN_NON)) {
+	} else if (mc && (ipc_mc_wanted(&mc->st, IPC_JOIN_NON))) {
 		ipn_am_leave(priv, mc, now);
 	}
 }
@@ -156,7 +156,7 @@ static void ipn_am_sweep(struct ipn_priv *priv)
 
 	lockdep_assert_held(&priv->lock);
 	list_for_each_entry_safe(mc, tmp, &priv->mcasts, list)
-		if ((mc->st.want & IPC_JOIN_NON) && mc->am_gen != priv->am.gen)
+		if ((ipc_mc_wanted(&mc->st, IPC_JOIN_NON)) && mc->am_gen != priv->am.gen)
 			ipn_am_leave(priv, mc, now);
 }
 
@@ -346,7 +346,7 @@ void ipn_allmulti_stop(struct ipn_priv *priv)
 	now = ipn_now_ms();
 	spin_lock_bh(&priv->lock);
 	list_for_each_entry_safe(mc, tmp, &priv->mcasts, list)
-		if (mc->st.want & IPC_JOIN_NON)
+		if (ipc_mc_wanted(&mc->st, IPC_JOIN_NON))
 			ipn_am_leave(priv, mc, now);
 	priv->am.groups = 0;
 	spin_unlock_bh(&priv->lock);

@@ -673,8 +673,7 @@ static int ipn_cm_path_rec(struct ipn_priv *priv, const u8 *gid,
 	const struct rdma_ah_attr *ah;
 
 	lockdep_assert_held(&priv->lock);
-	if (!path || (path->st.state != IPC_PATH_VALID &&
-		      path->st.state != IPC_PATH_STALE))
+	if (!path || !ipc_path_usable(&path->st))
 		return -EHOSTUNREACH;
 	if (!priv->roce) {
 		if (!path->rec_valid)
@@ -822,9 +821,9 @@ static void ipn_cm_connect_done(struct ipn_priv *priv, struct ipn_cm_tx *tx,
 	spin_lock_bh(&priv->lock);
 	ipc_cm_connect_done(&tx->st, &priv->cm_cfg, ipn_now_ms(), status,
 			    frame_max, &priv->rng, &r);
-	if (tx->st.state == IPC_CM_CONNECTED)
+	if (ipc_cm_connected(&tx->st))
 		ipn_inc(priv, cm_connects);
-	else if (tx->st.state == IPC_CM_FAILED)
+	else if (ipc_cm_failed(&tx->st))
 		ipn_inc(priv, cm_failures);
 	ipn_cm_apply(priv, tx, &r, NULL);
 	spin_unlock_bh(&priv->lock);
@@ -973,7 +972,7 @@ void ipn_cm_timers(struct ipn_priv *priv, u64 now)
 	struct hlist_node *tmp;
 	struct ipn_cm_tx *tx;
 	struct ipc_result r;
-	u64 idle_end;
+	u64 idle_end, deadline;
 	int b;
 
 	lockdep_assert_held(&priv->lock);
@@ -993,9 +992,10 @@ void ipn_cm_timers(struct ipn_priv *priv, u64 now)
 
 	hash_for_each_safe(priv->cm_tx, b, tmp, tx, node) {
 		ipn_cm_stall_check(priv, tx, now);
-		if (tx->st.deadline_ms > now) {
+		deadline = ipc_cm_deadline(&tx->st);
+		if (deadline > now) {
 			/* Review M4: the tick serves the earliest deadline. */
-			ipn_tick_arm(priv, tx->st.deadline_ms);
+			ipn_tick_arm(priv, deadline);
 			continue;
 		}
 		ipc_cm_timer(&tx->st, &priv->cm_cfg, now, &priv->rng, &r);

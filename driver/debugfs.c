@@ -54,15 +54,15 @@ static int ipn_path_show(struct seq_file *m, void *v)
 	struct ipn_priv *priv = m->private;
 	u64 now = ipn_now_ms();
 	struct ipn_path *path;
+	struct ipc_view st;
 	int bkt;
 
 	spin_lock_bh(&priv->lock);
 	hash_for_each(priv->paths, bkt, path, node) {
+		ipc_path_view(&path->st, &st);
 		seq_printf(m, "%pI6 state %s attempts %u queued %u status %d retry_ms %llu",
-			   path->gid, ipc_path_state_name(path->st.state),
-			   path->st.attempts, path->st.queued,
-			   path->st.last_status,
-			   ipn_ms_left(path->st.deadline_ms, now));
+			   path->gid, st.state, st.attempts, st.queued,
+			   st.last_status, ipn_ms_left(st.deadline_ms, now));
 		if (path->ah)
 			ipn_show_attr(m, priv, &path->attr);
 		seq_putc(m, '\n');
@@ -77,16 +77,16 @@ static int ipn_mcg_show(struct seq_file *m, void *v)
 	struct ipn_priv *priv = m->private;
 	u64 now = ipn_now_ms();
 	struct ipn_mcast *mc;
+	struct ipc_view st;
 
 	spin_lock_bh(&priv->lock);
 	list_for_each_entry(mc, &priv->mcasts, list) {
+		ipc_mc_view(&mc->st, &st);
 		seq_printf(m, "%pI6 state %s want %s joined %s pending %s attempts %u queued %u status %d retry_ms %llu%s\n",
-			   mc->mgid, ipc_mc_state_name(mc->st.state),
-			   ipn_join_name(mc->st.want),
-			   ipn_join_name(mc->st.joined),
-			   ipn_join_name(mc->st.pending), mc->st.attempts,
-			   mc->st.queued, mc->st.last_status,
-			   ipn_ms_left(mc->st.deadline_ms, now),
+			   mc->mgid, st.state, ipn_join_name(st.want),
+			   ipn_join_name(st.joined), ipn_join_name(st.pending),
+			   st.attempts, st.queued, st.last_status,
+			   ipn_ms_left(st.deadline_ms, now),
 			   mc->is_bcast ? " broadcast" : "");
 	}
 	spin_unlock_bh(&priv->lock);

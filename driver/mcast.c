@@ -79,7 +79,7 @@ static void ipn_mcast_evict(struct ipn_priv *priv, u64 now, bool whole)
 	priv->mc_evict_bkt = bkt;
 	if (victim) {
 		/* The all-multicast mode's count follows its groups. */
-		if ((victim->st.want & IPC_JOIN_NON) && priv->am.groups)
+		if ((ipc_mc_wanted(&victim->st, IPC_JOIN_NON)) && priv->am.groups)
 			priv->am.groups--;
 		ipn_mcast_teardown(priv, victim);
 		ipn_inc(priv, mc_evictions);
@@ -167,7 +167,7 @@ int ipn_mcast_routers_usable(struct ipn_priv *priv, const u8 *mgid)
 	if (!memcmp(routers, mgid, IPC_GID_LEN))
 		return 0;
 	mc = ipn_mcast_find(priv, routers);
-	return !mc || mc->st.state != IPC_MC_MISSING;
+	return !mc || !ipc_mc_missing(&mc->st);
 }
 
 /*
@@ -332,9 +332,11 @@ static struct ipn_mcast *ipn_mcast_of(struct ipn_entry *e)
 static void ipn_mcast_log(struct ipn_priv *priv, struct ipn_entry *e)
 {
 	struct ipn_mcast *mc = ipn_mcast_of(e);
+	struct ipc_view v;
 
+	ipc_mc_view(&mc->st, &v);
 	netdev_warn(priv->dev, "multicast group %pI6: join failed: %d\n",
-		    mc->mgid, mc->st.last_status);
+		    mc->mgid, v.last_status);
 }
 
 static void ipn_mcast_unlink(struct ipn_priv *priv, struct ipn_entry *e)
@@ -445,13 +447,15 @@ void ipn_mcast_timers(struct ipn_priv *priv, u64 now)
 {
 	struct ipn_mcast *mc, *tmp;
 	struct ipc_result r;
+	u64 deadline;
 
 	lockdep_assert_held(&priv->lock);
 	/* The module parameter may change at any time. */
 	priv->mc_cfg.sendonly_idle_ms = ipn_sendonly_idle();
 	list_for_each_entry_safe(mc, tmp, &priv->mcasts, list) {
-		if (mc->st.deadline_ms > now) {
-			ipn_tick_arm(priv, mc->st.deadline_ms);
+		deadline = ipc_mc_deadline(&mc->st);
+		if (deadline > now) {
+			ipn_tick_arm(priv, deadline);
 			continue;
 		}
 		ipc_mc_timer(&mc->st, &priv->mc_cfg, now, &priv->rng, &r);
@@ -611,7 +615,7 @@ void ipn_mcast_rx_mode_work(struct work_struct *work)
 			continue;
 		mc = ipn_mcast_find(priv, mgids[i].mgid);
 		/* The membership the port has may be our own. */
-		if (mgids[i].held && !(mc && (mc->st.want & IPC_JOIN_FULL))) {
+		if (mgids[i].held && !(mc && (ipc_mc_wanted(&mc->st, IPC_JOIN_FULL)))) {
 			netdev_dbg(dev, "umcast: %pI6c is held by another user\n",
 				   mgids[i].mgid);
 			continue;
@@ -630,14 +634,14 @@ void ipn_mcast_rx_mode_work(struct work_struct *work)
 			continue;
 		}
 		mc->seen = true;
-		if (mc->st.want & IPC_JOIN_FULL)
+		if (ipc_mc_wanted(&mc->st, IPC_JOIN_FULL))
 			continue;
 		ipc_mc_subscribe(&mc->st, &priv->mc_cfg, IPC_JOIN_FULL, now,
 				 &r);
 		ipn_mcast_apply(priv, mc, &r, NULL);
 	}
 	list_for_each_entry_safe(mc, tmp, &priv->mcasts, list) {
-		if (mc->is_bcast || mc->seen || !(mc->st.want & IPC_JOIN_FULL))
+		if (mc->is_bcast || mc->seen || !(ipc_mc_wanted(&mc->st, IPC_JOIN_FULL)))
 			continue;
 		ipc_mc_unsubscribe(&mc->st, &priv->mc_cfg, IPC_JOIN_FULL, now,
 				   &r);

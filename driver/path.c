@@ -285,12 +285,14 @@ void ipn_path_timers(struct ipn_priv *priv, u64 now)
 	struct ipc_result r;
 	struct hlist_node *tmp;
 	struct ipn_path *path;
+	u64 deadline;
 	int bkt;
 
 	lockdep_assert_held(&priv->lock);
 	hash_for_each_safe(priv->paths, bkt, tmp, path, node) {
-		if (path->st.deadline_ms > now) {
-			ipn_tick_arm(priv, path->st.deadline_ms);
+		deadline = ipc_path_deadline(&path->st);
+		if (deadline > now) {
+			ipn_tick_arm(priv, deadline);
 			continue;
 		}
 		ipc_path_timer(&path->st, &priv->path_cfg, now, &priv->rng, &r);

@@ -313,3 +313,28 @@ extern "C" const char *ipc_cm_state_name(int state)
 {
 	return name_of(cm_state_names, state);
 }
+
+extern "C" void ipc_cm_view(const struct ipc_cm *c, struct ipc_view *v)
+{
+	view_clear(v);
+	v->state = name_of(cm_state_names, c->state);
+	v->attempts = c->attempts;
+	v->queued = c->queued;
+	v->last_status = c->last_status;
+	v->deadline_ms = c->deadline_ms;
+}
+
+extern "C" ipc_u64 ipc_cm_deadline(const struct ipc_cm *c)
+{
+	return c->deadline_ms;
+}
+
+extern "C" int ipc_cm_connected(const struct ipc_cm *c)
+{
+	return c->state == IPC_CM_CONNECTED;
+}
+
+extern "C" int ipc_cm_failed(const struct ipc_cm *c)
+{
+	return c->state == IPC_CM_FAILED;
+}

@@ -250,6 +250,21 @@ inline u32 rng_between(struct ipc_rng *r, u32 lo, u32 hi)
 
 /* ---- state machine results ---------------------------------------- */
 
+/* A view with nothing in it: every field set, no memset. */
+inline void view_clear(struct ipc_view *v)
+{
+	v->state = "";
+	v->attempts = 0;
+	v->want = 0;
+	v->joined = 0;
+	v->pending = 0;
+	v->queued = 0;
+	v->pad = 0;
+	v->last_status = 0;
+	v->pad2 = 0;
+	v->deadline_ms = IPC_NO_DEADLINE;
+}
+
 /*
  * IPC_ACT_ORDER (ipoib_core.h) names every action once, and puts what
  * must come first first: checked when the core is compiled.

@@ -450,6 +450,24 @@ struct ipc_result {
 	ipc_u64 deadline_ms;	/* next call to *_timer() due, or IPC_NO_DEADLINE */
 };
 
+/*
+ * What a path, group or connection machine shows an administrator
+ * (debugfs, netlink): a copy. The shim reads no field of a machine; it
+ * asks through these views and the accessors below each machine.
+ */
+struct ipc_view {
+	const char *state;	/* the state's name */
+	ipc_u8 attempts;	/* failed in a row */
+	ipc_u8 want;		/* groups: enum ipc_join_type bits wanted */
+	ipc_u8 joined;		/* groups: held */
+	ipc_u8 pending;		/* groups: outstanding */
+	ipc_u16 queued;		/* frames the shim holds for it */
+	ipc_u16 pad;
+	ipc_s32 last_status;	/* of the last query, join or connect */
+	ipc_u32 pad2;
+	ipc_u64 deadline_ms;	/* the next timer call, or IPC_NO_DEADLINE */
+};
+
 /* ------------------------------------------------------------------ */
 /* Path / neighbour machine: one per destination GID                    */
 /* ------------------------------------------------------------------ */
@@ -522,6 +540,11 @@ void ipc_path_destroy(struct ipc_path *p, struct ipc_result *r);
 int ipc_path_evictable(const struct ipc_path *p, const struct ipc_path_cfg *c,
 		       ipc_u64 now);
 const char *ipc_path_state_name(int state);
+void ipc_path_view(const struct ipc_path *p, struct ipc_view *v);
+/* When ipc_path_timer() is next due (IPC_NO_DEADLINE: never). */
+ipc_u64 ipc_path_deadline(const struct ipc_path *p);
+/* 1 while the path's address handle may carry frames (VALID, STALE). */
+int ipc_path_usable(const struct ipc_path *p);
 
 /* ------------------------------------------------------------------ */
 /* Neighbour QPN tracking (RFC 4391 s9.4)                               */
@@ -649,6 +672,12 @@ void ipc_mc_destroy(struct ipc_mc *m, struct ipc_result *r);
 int ipc_mc_evictable(const struct ipc_mc *m, const struct ipc_mc_cfg *c,
 		     ipc_u64 now);
 const char *ipc_mc_state_name(int state);
+void ipc_mc_view(const struct ipc_mc *m, struct ipc_view *v);
+ipc_u64 ipc_mc_deadline(const struct ipc_mc *m);
+/* 1 if a subscription of type (enum ipc_join_type bits) is wanted. */
+int ipc_mc_wanted(const struct ipc_mc *m, int type);
+/* 1 while the group is known not to exist (a send-only join refused). */
+int ipc_mc_missing(const struct ipc_mc *m);
 
 /* ------------------------------------------------------------------ */
 /* Interface link machine                                               */
@@ -875,6 +904,12 @@ void ipc_cm_timer(struct ipc_cm *c, const struct ipc_cm_cfg *cfg, ipc_u64 now,
  */
 void ipc_cm_destroy(struct ipc_cm *c, struct ipc_result *r);
 const char *ipc_cm_state_name(int state);
+void ipc_cm_view(const struct ipc_cm *c, struct ipc_view *v);
+ipc_u64 ipc_cm_deadline(const struct ipc_cm *c);
+/* 1 while connected: frames go over the connection. */
+int ipc_cm_connected(const struct ipc_cm *c);
+/* 1 after a failed connect, while the peer is reached over UD. */
+int ipc_cm_failed(const struct ipc_cm *c);
 
 /* ------------------------------------------------------------------ */
 /* Promiscuous multicast for routers (RFC 4391 s11) and its SA MADs     */

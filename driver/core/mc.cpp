@@ -582,3 +582,31 @@ extern "C" const char *ipc_mc_state_name(int state)
 {
 	return name_of(mc_state_names, state);
 }
+
+extern "C" void ipc_mc_view(const struct ipc_mc *m, struct ipc_view *v)
+{
+	view_clear(v);
+	v->state = name_of(mc_state_names, m->state);
+	v->attempts = m->attempts;
+	v->want = m->want;
+	v->joined = m->joined;
+	v->pending = m->pending;
+	v->queued = m->queued;
+	v->last_status = m->last_status;
+	v->deadline_ms = m->deadline_ms;
+}
+
+extern "C" ipc_u64 ipc_mc_deadline(const struct ipc_mc *m)
+{
+	return m->deadline_ms;
+}
+
+extern "C" int ipc_mc_wanted(const struct ipc_mc *m, int type)
+{
+	return (m->want & type) ? 1 : 0;
+}
+
+extern "C" int ipc_mc_missing(const struct ipc_mc *m)
+{
+	return m->state == IPC_MC_MISSING;
+}

@@ -394,3 +394,23 @@ extern "C" const char *ipc_path_state_name(int state)
 {
 	return name_of(path_state_names, state);
 }
+
+extern "C" void ipc_path_view(const struct ipc_path *p, struct ipc_view *v)
+{
+	view_clear(v);
+	v->state = name_of(path_state_names, p->state);
+	v->attempts = p->attempts;
+	v->queued = p->queued;
+	v->last_status = p->last_status;
+	v->deadline_ms = p->deadline_ms;
+}
+
+extern "C" ipc_u64 ipc_path_deadline(const struct ipc_path *p)
+{
+	return p->deadline_ms;
+}
+
+extern "C" int ipc_path_usable(const struct ipc_path *p)
+{
+	return p->state == IPC_PATH_VALID || p->state == IPC_PATH_STALE;
+}

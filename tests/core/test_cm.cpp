@@ -269,3 +269,35 @@ TEST(cm, corrupt_state_frees)
 }
 
 } // namespace
+
+/* ---- what the shim may ask (ipc_cm_view, _deadline, _connected, _failed) */
+
+TEST(cm_access, connected_and_failed)
+{
+	Cm t;
+	t.connecting();
+	EXPECT_FALSE(ipc_cm_connected(&t.m));
+	EXPECT_FALSE(ipc_cm_failed(&t.m));
+	Cm c;
+	c.connected();
+	EXPECT_TRUE(ipc_cm_connected(&c.m));
+	EXPECT_FALSE(ipc_cm_failed(&c.m));
+	Cm f;
+	f.failed();
+	EXPECT_FALSE(ipc_cm_connected(&f.m));
+	EXPECT_TRUE(ipc_cm_failed(&f.m));
+}
+
+TEST(cm_access, view_and_deadline_copy_the_machine)
+{
+	Cm t;
+	t.failed();
+	struct ipc_view v;
+	ipc_cm_view(&t.m, &v);
+	EXPECT_STREQ(v.state, "failed");
+	EXPECT_EQ(v.attempts, t.m.attempts);
+	EXPECT_EQ(v.queued, t.m.queued);
+	EXPECT_EQ(v.last_status, -IPC_ETIMEDOUT);
+	EXPECT_EQ(v.deadline_ms, t.m.deadline_ms);
+	EXPECT_EQ(ipc_cm_deadline(&t.m), t.m.deadline_ms);
+}

@@ -977,3 +977,48 @@ TEST(mc_evict, reads_only)
 }
 
 } // namespace
+
+/* ---- what the shim may ask (ipc_mc_view, _deadline, _wanted, _missing) -- */
+
+TEST(mc_access, wanted_follows_subscriptions)
+{
+	Mc t;
+	EXPECT_FALSE(ipc_mc_wanted(&t.m, IPC_JOIN_FULL));
+	t.joined_full();
+	EXPECT_TRUE(ipc_mc_wanted(&t.m, IPC_JOIN_FULL));
+	EXPECT_FALSE(ipc_mc_wanted(&t.m, IPC_JOIN_NON));
+	EXPECT_TRUE(ipc_mc_wanted(&t.m, IPC_JOIN_FULL | IPC_JOIN_NON));
+	t.unsub(T0 + 20);
+	EXPECT_FALSE(ipc_mc_wanted(&t.m, IPC_JOIN_FULL));
+}
+
+TEST(mc_access, missing_only_when_refused)
+{
+	Mc t;
+	t.missing();
+	EXPECT_TRUE(ipc_mc_missing(&t.m));
+	Mc j;
+	j.joined_sendonly();
+	EXPECT_FALSE(ipc_mc_missing(&j.m));
+	Mc b;
+	b.backoff();
+	EXPECT_FALSE(ipc_mc_missing(&b.m));
+}
+
+TEST(mc_access, view_and_deadline_copy_the_machine)
+{
+	Mc t;
+	t.backoff();
+	struct ipc_view v;
+	ipc_mc_view(&t.m, &v);
+	EXPECT_STREQ(v.state, ipc_mc_state_name(IPC_MC_BACKOFF));
+	EXPECT_EQ(v.want, t.m.want);
+	EXPECT_EQ(v.joined, t.m.joined);
+	EXPECT_EQ(v.pending, t.m.pending);
+	EXPECT_EQ(v.attempts, t.m.attempts);
+	EXPECT_EQ(v.queued, t.m.queued);
+	EXPECT_EQ(v.last_status, -IPC_ETIMEDOUT);
+	EXPECT_EQ(v.deadline_ms, t.m.deadline_ms);
+	EXPECT_EQ(ipc_mc_deadline(&t.m), t.m.deadline_ms);
+	EXPECT_NE(v.deadline_ms, IPC_NO_DEADLINE);
+}

@@ -738,3 +738,43 @@ TEST(path_evict, reads_only)
 }
 
 } // namespace
+
+/* ---- what the shim may ask (ipc_path_view, _deadline, _usable) -------- */
+
+TEST(path_access, usable_only_with_a_handle)
+{
+	Path t;
+	EXPECT_FALSE(ipc_path_usable(&t.p));
+	t.resolving();
+	EXPECT_FALSE(ipc_path_usable(&t.p));
+	Path v;
+	v.valid();
+	EXPECT_TRUE(ipc_path_usable(&v.p));
+	Path s;
+	s.stale();
+	EXPECT_TRUE(ipc_path_usable(&s.p));
+	Path f;
+	f.failed_retrying();
+	EXPECT_FALSE(ipc_path_usable(&f.p));
+	f.p.state = IPC_PATH_STATE_COUNT; /* corrupt */
+	EXPECT_FALSE(ipc_path_usable(&f.p));
+}
+
+TEST(path_access, view_and_deadline_copy_the_machine)
+{
+	Path t;
+	t.failed_retrying();
+	struct ipc_view v;
+	ipc_path_view(&t.p, &v);
+	EXPECT_STREQ(v.state, "failed");
+	EXPECT_EQ(v.attempts, t.p.attempts);
+	EXPECT_EQ(v.queued, t.p.queued);
+	EXPECT_EQ(v.last_status, t.p.last_status);
+	EXPECT_NE(v.last_status, 0);
+	EXPECT_EQ(v.deadline_ms, t.p.deadline_ms);
+	EXPECT_EQ(ipc_path_deadline(&t.p), t.p.deadline_ms);
+	EXPECT_EQ(v.want | v.joined | v.pending, 0);
+	t.p.state = 0xee;
+	ipc_path_view(&t.p, &v);
+	EXPECT_STREQ(v.state, ipc_path_state_name(0xee));
+}
