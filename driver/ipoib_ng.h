@@ -636,7 +636,7 @@ static inline u64 ipn_now_ms(void)
 /* The largest frame UD carries (the IB MTU): the link MTU and the header. */
 static inline u32 ipn_ud_frame_max(const struct ipn_priv *priv)
 {
-	return priv->mtu.mcast_mtu + IPC_HDR_LEN;
+	return ipc_mtu_ud_frame_max(&priv->mtu);
 }
 
 /* Add n to the u64 counter at offset off of this CPU's ipn_stats. */

@@ -156,17 +156,6 @@ IPN_TESTABLE u8 ipn_tx_ip_scope(const struct sk_buff *skb)
 	return IPC_SCOPE_LINK;
 }
 
-/* SEND: the caller sends with ah; without one the packet is dropped. */
-static struct ipn_ah *ipn_tx_take_ah(struct ipc_result *r, struct ipn_ah *ah)
-{
-	r->actions &= ~IPC_ACT_SEND;
-	if (!ah) {
-		r->actions |= IPC_ACT_DROP;
-		r->reason = IPC_R_NO_ROUTE;
-	}
-	return ah;
-}
-
 /*
  * A frame for the group mgid: the core's RFC 4391 s10 decision, carried
  * out. A group that does not exist and is scoped beyond the link sends
@@ -193,8 +182,9 @@ static struct ipn_ah *ipn_mcast_tx(struct ipn_priv *priv, const u8 *mgid,
 	}
 	ipc_mc_tx(&mc->st, &priv->mc_cfg, now,
 		  redirect && ipn_mcast_routers_usable(priv, mgid), &r);
+	/* SEND: sent with the group's handle (the engine drops it without). */
 	if (r.actions & IPC_ACT_SEND)
-		ah = ipn_tx_take_ah(&r, mc->ah);
+		ah = mc->ah;
 	if (r.actions & IPC_ACT_TO_ROUTERS) {
 		ipn_mcast_apply(priv, mc, &r, NULL);
 		if (!ipn_mcast_redirect(skb)) {
@@ -247,7 +237,7 @@ netdev_tx_t ipn_start_xmit(struct sk_buff *skb, struct net_device *dev)
 		}
 		ipc_path_tx(&path->st, &priv->path_cfg, now, &r);
 		if (r.actions & IPC_ACT_SEND)
-			ah = ipn_tx_take_ah(&r, path->ah);
+			ah = path->ah;
 		ipn_path_apply(priv, path, &r, ah ? NULL : skb);
 		/* RFC 4755 s3.1: a peer whose address has the C bit. */
 		if (ah && priv->cm_on && (skb->data[0] & IPC_ADDR_FLAG_CM))
@@ -256,10 +246,10 @@ netdev_tx_t ipn_start_xmit(struct sk_buff *skb, struct net_device *dev)
 		ah = ipn_mcast_tx(priv, v.gid, skb, now, true);
 	}
 	/* Connected mode's MTU is not UD's: what UD cannot carry. */
-	if (ah && route == IPN_CM_UD && priv->cm_mode &&
-	    skb->len - IPN_PSEUDO_LEN > ipn_ud_frame_max(priv)) {
-		route = IPN_CM_TOO_BIG;
-		mtu = priv->mtu.mcast_mtu;
+	if (ah && route == IPN_CM_UD) {
+		mtu = ipc_mtu_ud_too_big(&priv->mtu, skb->len - IPN_PSEUDO_LEN);
+		if (mtu)
+			route = IPN_CM_TOO_BIG;
 	}
 	if (ah && route == IPN_CM_UD)
 		kref_get(&ah->ref);

@@ -336,6 +336,18 @@ int ipc_mtu_resolve(ipc_u32 ib_mtu_bytes, ipc_u32 admin_mtu, int mode,
 int ipc_mtu_check(const struct ipc_mtu_info *info, ipc_u32 new_mtu,
 		  const char **reason);
 
+/*
+ * Over UD (a group; a peer in datagram mode, or whose connection failed)
+ * a frame carries at most the link's MTU: ipc_mtu_ud_frame_max() bytes,
+ * the 4-byte IPoIB header included. In connected mode the interface's
+ * MTU is larger (RFC 4755 s5), so a frame of len bytes (header
+ * included) that is bound for UD may not fit: ipc_mtu_ud_too_big()
+ * answers 0 when it fits, else the MTU to tell its sender ("fragmentation
+ * needed", "packet too big"), and the frame is dropped (IPC_R_TOO_BIG).
+ */
+ipc_u32 ipc_mtu_ud_frame_max(const struct ipc_mtu_info *info);
+ipc_u32 ipc_mtu_ud_too_big(const struct ipc_mtu_info *info, ipc_u32 len);
+
 /* ------------------------------------------------------------------ */
 /* P_Key / Q_Key (IBA s10.9, RFC 4391 s4.1)                             */
 /* ------------------------------------------------------------------ */

@@ -78,6 +78,17 @@ extern "C" int ipc_mtu_resolve(ipc_u32 ib_mtu_bytes, ipc_u32 admin_mtu,
 	return 0;
 }
 
+extern "C" ipc_u32 ipc_mtu_ud_frame_max(const struct ipc_mtu_info *info)
+{
+	return info->mcast_mtu + IPC_HDR_LEN;
+}
+
+extern "C" ipc_u32 ipc_mtu_ud_too_big(const struct ipc_mtu_info *info,
+				      ipc_u32 len)
+{
+	return len > ipc_mtu_ud_frame_max(info) ? info->mcast_mtu : 0;
+}
+
 /* reason may be NULL; it is set on success too ("ok"), never to NULL. */
 extern "C" int ipc_mtu_check(const struct ipc_mtu_info *info, ipc_u32 new_mtu,
 			     const char **reason)

@@ -168,3 +168,19 @@ TEST(pkey, cm_partition_rule)
 	EXPECT_FALSE(ipc_cm_req_pkey_ok(0xffff, 0x8001, 1));
 	EXPECT_FALSE(ipc_cm_req_pkey_ok(0x8001, 0x8001, 1));
 }
+
+/* What UD carries, in connected mode too (RFC 4755 s5). */
+TEST(mtu, ud_frame_max_and_too_big)
+{
+	struct ipc_mtu_info dg, cm;
+	ASSERT_EQ(0, ipc_mtu_resolve(2048, 0, IPC_MODE_DATAGRAM, &dg));
+	ASSERT_EQ(0, ipc_mtu_resolve(2048, 0, IPC_MODE_CONNECTED, &cm));
+	EXPECT_EQ(ipc_mtu_ud_frame_max(&dg), 2048u);
+	EXPECT_EQ(ipc_mtu_ud_frame_max(&cm), 2048u);
+	/* Datagram mode: the interface's MTU fits UD. */
+	EXPECT_EQ(ipc_mtu_ud_too_big(&dg, dg.effective + IPC_HDR_LEN), 0u);
+	EXPECT_EQ(ipc_mtu_ud_too_big(&cm, 2048), 0u);
+	EXPECT_EQ(ipc_mtu_ud_too_big(&cm, 2049), 2044u);
+	EXPECT_EQ(ipc_mtu_ud_too_big(&cm, cm.effective + IPC_HDR_LEN), 2044u);
+	EXPECT_EQ(ipc_mtu_ud_too_big(&cm, 0), 0u);
+}
