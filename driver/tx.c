@@ -142,18 +142,12 @@ drop:
  */
 IPN_TESTABLE u8 ipn_tx_ip_scope(const struct sk_buff *skb)
 {
-	u8 buf[16];
-	u16 type;
+	u8 buf[IPC_FRAME_SCOPE_LEN];
+	u32 len = min_t(u32, skb->len - IPN_PSEUDO_LEN, sizeof(buf));
 
-	if (ipc_hdr_parse(skb->data + IPN_PSEUDO_LEN, IPC_HDR_LEN, &type))
+	if (skb_copy_bits(skb, IPN_PSEUDO_LEN, buf, len))
 		return IPC_SCOPE_LINK;
-	if (type == IPC_ETH_P_IP &&
-	    !skb_copy_bits(skb, IPN_HARD_LEN + 16, buf, 4))
-		return ipc_ipv4_mc_scope(buf);
-	if (type == IPC_ETH_P_IPV6 &&
-	    !skb_copy_bits(skb, IPN_HARD_LEN + 24, buf, 16))
-		return ipc_ipv6_mc_scope(buf);
-	return IPC_SCOPE_LINK;
+	return ipc_frame_mc_scope(buf, len);
 }
 
 /*

@@ -633,6 +633,13 @@ void ipc_mc_init(struct ipc_mc *m, ipc_u8 scope);
  */
 ipc_u8 ipc_ipv4_mc_scope(const ipc_u8 group[4]);
 ipc_u8 ipc_ipv6_mc_scope(const ipc_u8 group[16]);
+/*
+ * The scope of the IP group a frame is sent to: frame holds its first len
+ * bytes from the 4-byte IPoIB header on (IPC_FRAME_SCOPE_LEN are enough).
+ * Not IPv4 or IPv6, or too short to tell: IPC_SCOPE_LINK (never routed).
+ */
+#define IPC_FRAME_SCOPE_LEN	(IPC_HDR_LEN + 40)
+ipc_u8 ipc_frame_mc_scope(const ipc_u8 *frame, ipc_u32 len);
 /* The stack subscribed (FULL, or NON for s11 promiscuous emulation). */
 void ipc_mc_subscribe(struct ipc_mc *m, const struct ipc_mc_cfg *c, int type,
 		      ipc_u64 now, struct ipc_result *r);

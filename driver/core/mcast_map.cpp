@@ -115,6 +115,20 @@ extern "C" ipc_u8 ipc_ipv6_mc_scope(const ipc_u8 group[16])
 	return group[1] & 0xf;
 }
 
+/* The destination: at 16 in an IPv4 header, at 24 in an IPv6 one. */
+extern "C" ipc_u8 ipc_frame_mc_scope(const ipc_u8 *frame, ipc_u32 len)
+{
+	u16 type;
+
+	if (!frame || ipc_hdr_parse(frame, len, &type))
+		return IPC_SCOPE_LINK;
+	if (type == IPC_ETH_P_IP && len >= IPC_HDR_LEN + 20)
+		return ipc_ipv4_mc_scope(frame + IPC_HDR_LEN + 16);
+	if (type == IPC_ETH_P_IPV6 && len >= IPC_HDR_LEN + 40)
+		return ipc_ipv6_mc_scope(frame + IPC_HDR_LEN + 24);
+	return IPC_SCOPE_LINK;
+}
+
 /*
  * s4 example: the all-routers group ID 2 (224.0.0.2, ff02::2), of the
  * family (signature), scope and P_Key of mgid: "FF12:401B:8000::2, for

@@ -277,3 +277,33 @@ TEST(mc_scope, ipv6_scope_nibble)
 }
 
 } // namespace
+
+/* The IP group of a frame (s10's routing decision), from its bytes. */
+TEST(mcast_map, frame_mc_scope)
+{
+	uint8_t f[IPC_FRAME_SCOPE_LEN] = {};
+
+	/* IPv4 to 239.255.1.1: site. */
+	f[0] = 0x08;
+	f[1] = 0x00;
+	f[IPC_HDR_LEN + 16] = 239;
+	f[IPC_HDR_LEN + 17] = 255;
+	f[IPC_HDR_LEN + 18] = 1;
+	f[IPC_HDR_LEN + 19] = 1;
+	EXPECT_EQ(ipc_frame_mc_scope(f, IPC_HDR_LEN + 20), 5);
+	EXPECT_EQ(ipc_frame_mc_scope(f, IPC_HDR_LEN + 19), IPC_SCOPE_LINK);
+	/* IPv6 to ff08::1: organisation. */
+	f[0] = 0x86;
+	f[1] = 0xdd;
+	f[IPC_HDR_LEN + 24] = 0xff;
+	f[IPC_HDR_LEN + 25] = 0x08;
+	EXPECT_EQ(ipc_frame_mc_scope(f, sizeof(f)), 8);
+	EXPECT_EQ(ipc_frame_mc_scope(f, sizeof(f) - 1), IPC_SCOPE_LINK);
+	/* ARP, a header cut short, nothing. */
+	f[0] = 0x08;
+	f[1] = 0x06;
+	EXPECT_EQ(ipc_frame_mc_scope(f, sizeof(f)), IPC_SCOPE_LINK);
+	f[1] = 0x00;
+	EXPECT_EQ(ipc_frame_mc_scope(f, 2), IPC_SCOPE_LINK);
+	EXPECT_EQ(ipc_frame_mc_scope(nullptr, 0), IPC_SCOPE_LINK);
+}
