@@ -13,8 +13,6 @@
 #include "ipoib_ng.h"
 
 #define IPN_SA_TIMEOUT_MS 1000
-/* 0x0b1b, the Q_Key SMs give IPoIB groups, made controlled (s4.1). */
-#define IPN_BCAST_CREATE_QKEY 0x80000b1bU
 
 struct ib_sa_client ipn_sa_client;
 
@@ -204,6 +202,7 @@ static int ipn_ib_join(struct ipn_priv *priv, struct ipn_mcast *mc, int type)
 			       IB_SA_MCMEMBER_REC_PKEY |
 			       IB_SA_MCMEMBER_REC_JOIN_STATE;
 	struct ib_sa_mcmember_rec rec = {};
+	struct ipc_bcast_create create;
 	struct ib_sa_multicast *m;
 
 	if (mc->sa_mc) {
@@ -229,16 +228,12 @@ static int ipn_ib_join(struct ipn_priv *priv, struct ipn_mcast *mc, int type)
 		mask |= IPN_SA_CREATE_MASK | IB_SA_MCMEMBER_REC_RATE_SELECTOR |
 			IB_SA_MCMEMBER_REC_RATE;
 	} else if (priv->bsearch.creating) {
-		/*
-		 * No broadcast group anywhere and create_broadcast set: make
-		 * the link-local one (RFC 4391 s4.1) with a controlled Q_Key
-		 * (high bit set, RECOMMENDED), our port's MTU but at most
-		 * 2048 (every HCA has it), SL 0; the SA picks the rate.
-		 */
-		rec.qkey = cpu_to_be32(IPN_BCAST_CREATE_QKEY);
+		/* No broadcast group anywhere: the core's, created (s4.1). */
+		ipc_bsearch_create_params(ipn_port_ib_mtu(priv), &create);
+		rec.qkey = cpu_to_be32(create.qkey);
 		rec.mtu_selector = IB_SA_EQ;
-		rec.mtu = min_t(int, ib_mtu_int_to_enum(ipn_port_ib_mtu(priv)),
-				IB_MTU_2048);
+		rec.mtu = ib_mtu_int_to_enum(create.mtu_bytes);
+		rec.sl = create.sl;
 		mask |= IPN_SA_CREATE_MASK;
 	}
 	spin_lock_bh(&priv->lock);

@@ -806,6 +806,23 @@ struct ipc_bsearch {
 };
 void ipc_bsearch_start(struct ipc_bsearch *s);
 int ipc_bsearch_missing(struct ipc_bsearch *s, int create_allowed);
+/*
+ * What the join that creates the link-local broadcast group (the search's
+ * IPC_BSEARCH_CREATE) gives the SA: a controlled Q_Key (s4.1: the high
+ * bit set, RECOMMENDED; the low bits 0x0b1b, the Q_Key SMs give IPoIB
+ * groups), the port's MTU but at most 2048 bytes (every HCA has it), SL
+ * 0; the SA picks the rate.
+ */
+#define IPC_BCAST_CREATE_QKEY	0x80000b1bu
+#define IPC_BCAST_CREATE_MTU_MAX	2048u
+struct ipc_bcast_create {
+	ipc_u32 qkey;
+	ipc_u32 mtu_bytes;
+	ipc_u8 sl;
+	ipc_u8 pad[3];
+};
+void ipc_bsearch_create_params(ipc_u32 port_mtu_bytes,
+			       struct ipc_bcast_create *out);
 
 /* ------------------------------------------------------------------ */
 /* Connected mode (RFC 4755)                                            */

@@ -150,6 +150,15 @@ extern "C" int ipc_bsearch_missing(struct ipc_bsearch *s, int create_allowed)
 	return IPC_BSEARCH_WAIT;
 }
 
+extern "C" void ipc_bsearch_create_params(ipc_u32 port_mtu_bytes,
+					  struct ipc_bcast_create *out)
+{
+	mem_zero(out, sizeof(*out));
+	out->qkey = IPC_BCAST_CREATE_QKEY;
+	out->mtu_bytes = min_of<u32>(port_mtu_bytes, IPC_BCAST_CREATE_MTU_MAX);
+	out->sl = 0;
+}
+
 extern "C" void ipc_link_init(struct ipc_link *l)
 {
 	mem_zero(l, sizeof(*l));

@@ -405,3 +405,17 @@ TEST(bsearch, an_unknown_scope_restarts_at_link_local)
 }
 
 } // namespace
+
+/* What a join that creates the broadcast group asks for (s4.1). */
+TEST(bsearch, create_params)
+{
+	struct ipc_bcast_create p;
+
+	ipc_bsearch_create_params(4096, &p);
+	EXPECT_EQ(p.qkey, 0x80000b1bu);
+	EXPECT_TRUE(p.qkey & 0x80000000u); /* controlled */
+	EXPECT_EQ(p.mtu_bytes, 2048u);
+	EXPECT_EQ(p.sl, 0);
+	ipc_bsearch_create_params(1024, &p);
+	EXPECT_EQ(p.mtu_bytes, 1024u);
+}
