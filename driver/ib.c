@@ -553,12 +553,7 @@ void ipn_flush_work(struct work_struct *work)
 		if (test_and_clear_bit(ev, &priv->events_pending))
 			act |= ipc_link_event(&priv->link, ev);
 	spin_unlock_bh(&priv->lock);
-	/*
-	 * Down, the core asks only for re-reads; ipn_open() reads the P_Key
-	 * and the port state itself, but dev_addr follows the GID now.
-	 */
-	if (!priv->up)
-		act &= IPC_LINK_ACT_REREAD_GID;
+	/* Down, the core asks for the GID only: dev_addr follows it now. */
 	ipn_link_apply(priv, act);
 	if (priv->up && !ipn_port_state(priv, &active, &pkey_ok)) {
 		spin_lock_bh(&priv->lock);

@@ -254,7 +254,9 @@ extern "C" const char *ipc_event_name(int event)
 
 /*
  * PORT_ACTIVE and PORT_ERR also set port_active. While the interface is
- * down there is nothing to flush: only the re-reads are asked for.
+ * down there is nothing to flush and no P_Key index to re-read (the open
+ * reads it): only the GID is re-read, as the hardware address follows it
+ * up or down.
  */
 extern "C" ipc_u32 ipc_link_event(struct ipc_link *l, int event)
 {
@@ -267,10 +269,10 @@ extern "C" ipc_u32 ipc_link_event(struct ipc_link *l, int event)
 		l->port_active = 0;
 	if (event == IPC_EV_GID_CHANGE)
 		act |= IPC_LINK_ACT_REREAD_GID;
-	if (level == IPC_FLUSH_HEAVY)
-		act |= IPC_LINK_ACT_REREAD_PKEY;
 	if (!l->admin_up)
 		return link_commit(l, act);
+	if (level == IPC_FLUSH_HEAVY)
+		act |= IPC_LINK_ACT_REREAD_PKEY;
 	switch (level) {
 	case IPC_FLUSH_LIGHT:
 		act |= IPC_LINK_ACT_FLUSH_PATHS | IPC_LINK_ACT_REJOIN_ALL;
