@@ -140,6 +140,7 @@ enum {
 	IPN_MC_EVICT_BUCKETS = 64,
 };
 
+/* main.c */
 extern int ipn_recvq_size;
 extern int ipn_sendq_size;
 extern unsigned int ipn_rejoin_spread_ms;
@@ -298,11 +299,6 @@ struct ipn_am_port {
 	struct ipc_notice_rate rate;	/* the Reports acted on */
 };
 
-extern const struct ipn_sa_ops ipn_sa_ib;
-extern const struct ipn_backend_ops ipn_roce_ops;
-extern const struct ipn_backend_ops ipn_ib_ops;
-extern struct ib_sa_client ipn_sa_client;
-
 /*
  * A core-driven entry: a path, a group, or a connection we make, whose
  * core results entry.c performs in IPC_ACT_ORDER. Each kind embeds one
@@ -343,14 +339,6 @@ struct ipn_entry_kind {
 	/* FREE: the backend's resources and the memory. */
 	void (*release)(struct ipn_priv *priv, struct ipn_entry *e);
 };
-
-void ipn_entry_init(struct ipn_entry *e, const struct ipn_entry_kind *kind);
-void ipn_entry_queue_ops(struct ipn_priv *priv, struct ipn_entry *e, u32 ops);
-void ipn_entry_apply(struct ipn_priv *priv, struct ipn_entry *e,
-		     const struct ipc_result *r, struct sk_buff *skb);
-void ipn_entry_run(struct ipn_priv *priv, struct list_head *work);
-extern const struct ipn_entry_kind ipn_path_kind;
-extern const struct ipn_entry_kind ipn_mcast_kind;
 
 /* Per destination GID; protected by priv->lock. */
 struct ipn_path {
@@ -654,9 +642,11 @@ static inline void ipn_count(struct ipn_priv *priv, size_t off, u64 n)
 	ipn_count(priv, offsetof(struct ipn_stats, member), n)
 #define ipn_inc(priv, member) ipn_add(priv, member, 1)
 
+/* stats.c */
 void ipn_drop(struct ipn_priv *priv, struct sk_buff *skb, int reason, bool tx);
 void ipn_stats_read(struct ipn_priv *priv, struct ipn_stats *sum);
 u64 ipn_stat_sum(struct ipn_priv *priv, size_t off);
+void ipn_get_stats64(struct net_device *dev, struct rtnl_link_stats64 *st);
 #define ipn_stat(priv, member) \
 	ipn_stat_sum(priv, offsetof(struct ipn_stats, member))
 /* The drops counted for enum ipc_reason r. */
@@ -665,19 +655,13 @@ u64 ipn_stat_sum(struct ipn_priv *priv, size_t off);
 		     (r) * sizeof(u64))
 
 /* device.c */
-struct ipn_priv *ipn_dev_create(struct ib_device *ca, u32 port, u16 pkey);
-int ipn_child_create(struct ipn_priv *parent, struct net_device *dev,
-		     u16 pkey, bool sysfs);
-void ipn_dev_unregister_queue(struct ipn_priv *priv, struct list_head *kill);
-void ipn_dev_destroy(struct ipn_priv *priv);
-bool ipn_may_choose_pkey(void);
-int ipn_dev_resize_rings(struct ipn_priv *priv, unsigned int rx,
-			 unsigned int tx, struct netlink_ext_ack *extack);
+int ipn_open(struct net_device *dev);
+int ipn_stop(struct net_device *dev);
 bool ipn_is_ipn_dev(const struct net_device *dev);
 void ipn_setup(struct net_device *dev);
 void ipn_dev_set_carrier(struct ipn_priv *priv, bool on);
 void ipn_dev_update_mtu(struct ipn_priv *priv, u32 ib_mtu_bytes);
-extern const struct header_ops ipn_header_ops;
+u32 ipn_port_ib_mtu(struct ipn_priv *priv);
 /* priv->qp_failed: the datapath's restart (review M5: the UD QP's errors). */
 enum {
 	IPN_QP_RESTART_WANTED,	/* a restart is asked for; ipn_stop answers */
@@ -689,6 +673,33 @@ enum {
 void ipn_restart_work(struct work_struct *work);
 void ipn_restart(struct ipn_priv *priv, const char *why);
 void ipn_qp_failed(struct ipn_priv *priv);
+
+/* iface.c */
+struct ipn_priv *ipn_dev_create(struct ib_device *ca, u32 port, u16 pkey);
+int ipn_child_create(struct ipn_priv *parent, struct net_device *dev,
+		     u16 pkey, bool sysfs);
+void ipn_dev_unregister_queue(struct ipn_priv *priv, struct list_head *kill);
+void ipn_dev_destroy(struct ipn_priv *priv);
+int ipn_dev_resize_rings(struct ipn_priv *priv, unsigned int rx,
+			 unsigned int tx, struct netlink_ext_ack *extack);
+int ipn_dev_set_mode(struct ipn_priv *priv, bool connected,
+		     struct netlink_ext_ack *extack);
+
+/* hwaddr.c */
+extern const struct header_ops ipn_header_ops;
+int ipn_dev_set_hwaddr(struct ipn_priv *priv);
+bool ipn_dev_reread_gid(struct ipn_priv *priv);
+void ipn_dev_addr_changed(struct ipn_priv *priv);
+void ipn_announce_work(struct work_struct *work);
+int ipn_dev_set_bcast_scope(struct ipn_priv *priv, u8 scope);
+int ipn_set_mac_address(struct net_device *dev, void *p);
+int ipn_dev_init(void);
+void ipn_dev_exit(void);
+
+/* sysfs.c */
+extern const struct attribute_group ipn_port_attr_group;
+extern const struct attribute_group ipn_child_attr_group;
+bool ipn_may_choose_pkey(void);
 
 /* ib.c */
 int ipn_ib_init(void);
@@ -705,9 +716,12 @@ void ipn_tick_arm(struct ipn_priv *priv, u64 deadline);
 void ipn_ctl_work(struct work_struct *work);
 void ipn_tick_work(struct work_struct *work);
 void ipn_flush_work(struct work_struct *work);
-bool ipn_dev_reread_gid(struct ipn_priv *priv);
-void ipn_dev_addr_changed(struct ipn_priv *priv);
-void ipn_announce_work(struct work_struct *work);
+void ipn_link_apply(struct ipn_priv *priv, u32 actions);
+int ipn_port_state(struct ipn_priv *priv, int *active, int *pkey_ok);
+struct ipn_ah *ipn_ah_create(struct ipn_priv *priv, struct rdma_ah_attr *attr);
+void ipn_ah_put(struct ipn_ah *ah);
+void ipn_ah_reap(struct ipn_priv *priv);
+void ipn_ah_reap_work(struct work_struct *work);
 
 /* allmulti.c */
 void ipn_allmulti_init(struct ipn_priv *priv);
@@ -721,16 +735,6 @@ int ipn_allmulti_notice(struct ipn_priv *port_priv, u16 slid, u16 sm_lid,
 int ipn_am_ib_start(struct ipn_priv *priv);
 void ipn_am_ib_stop(struct ipn_priv *priv);
 int ipn_am_ib_send(struct ipn_priv *priv, const u8 *mad);
-int ipn_dev_set_bcast_scope(struct ipn_priv *priv, u8 scope);
-u32 ipn_port_ib_mtu(struct ipn_priv *priv);
-int ipn_dev_init(void);
-void ipn_dev_exit(void);
-void ipn_link_apply(struct ipn_priv *priv, u32 actions);
-int ipn_port_state(struct ipn_priv *priv, int *active, int *pkey_ok);
-struct ipn_ah *ipn_ah_create(struct ipn_priv *priv, struct rdma_ah_attr *attr);
-void ipn_ah_put(struct ipn_ah *ah);
-void ipn_ah_reap(struct ipn_priv *priv);
-void ipn_ah_reap_work(struct work_struct *work);
 
 /* rx.c */
 int ipn_rx_ring_init(struct ipn_priv *priv);
@@ -751,7 +755,15 @@ int ipn_send(struct ipn_priv *priv, struct sk_buff *skb, struct ipn_ah *ah,
 void ipn_tx_timeout(struct net_device *dev, unsigned int txqueue);
 void ipn_xmit_list(struct sk_buff_head *list);
 
+/* entry.c */
+void ipn_entry_init(struct ipn_entry *e, const struct ipn_entry_kind *kind);
+void ipn_entry_queue_ops(struct ipn_priv *priv, struct ipn_entry *e, u32 ops);
+void ipn_entry_apply(struct ipn_priv *priv, struct ipn_entry *e,
+		     const struct ipc_result *r, struct sk_buff *skb);
+void ipn_entry_run(struct ipn_priv *priv, struct list_head *work);
+
 /* path.c */
+extern const struct ipn_entry_kind ipn_path_kind;
 struct ipn_path *ipn_path_get(struct ipn_priv *priv, const u8 *gid, u64 now);
 struct ipn_path *ipn_path_find(struct ipn_priv *priv, const u8 *gid);
 void ipn_path_apply(struct ipn_priv *priv, struct ipn_path *path,
@@ -768,6 +780,7 @@ void ipn_path_flush_all(struct ipn_priv *priv);
 void ipn_path_destroy_all(struct ipn_priv *priv);
 
 /* mcast.c */
+extern const struct ipn_entry_kind ipn_mcast_kind;
 struct ipn_mcast *ipn_mcast_find(struct ipn_priv *priv, const u8 *mgid);
 struct ipn_mcast *ipn_mcast_get(struct ipn_priv *priv, const u8 *mgid,
 				u8 scope, bool make_room);
@@ -799,8 +812,14 @@ void ipn_cm_tx_error(struct ipn_priv *priv, struct ipn_cm_tx *tx,
 		     struct ib_qp *qp);
 void ipn_tx_too_big(struct ipn_priv *priv, struct sk_buff *skb, u32 mtu);
 u32 ipn_addr_qpn(const u8 *addr);
-int ipn_dev_set_mode(struct ipn_priv *priv, bool connected,
-		     struct netlink_ext_ack *extack);
+
+/* sa.c */
+extern const struct ipn_sa_ops ipn_sa_ib;
+extern const struct ipn_backend_ops ipn_ib_ops;
+extern struct ib_sa_client ipn_sa_client;
+
+/* roce.c */
+extern const struct ipn_backend_ops ipn_roce_ops;
 
 /* debugfs.c */
 extern struct dentry *ipn_debugfs_root;
