@@ -95,7 +95,13 @@ core-format:
 		$(wildcard $(CURDIR)/driver/core/*.hpp)
 	@echo "core-format: clean"
 
-module-check: module-w1-all module-sparse checkpatch core-format
+# ipoib_ng.h's sections match the files that define what they declare.
+.PHONY: header-sections
+header-sections:
+	python3 $(CURDIR)/scripts/check-header-sections.py \
+		$(CURDIR)/driver/ipoib_ng.h $(CURDIR)/driver
+
+module-check: module-w1-all module-sparse checkpatch core-format header-sections
 
 # dkms add, then build and install for every kernel of MODULE_KDIRS (the
 # module's version checked in each), then remove: nothing is left behind.
