@@ -704,13 +704,23 @@ bool ipn_may_choose_pkey(void);
 /* ib.c */
 int ipn_ib_init(void);
 void ipn_ib_exit(void);
-void ipn_event_handler_register(struct ipn_priv *priv);
-void ipn_event_handler_unregister(struct ipn_priv *priv);
+
+/* verbs.c */
 int ipn_verbs_create(struct ipn_priv *priv);
 void ipn_verbs_destroy(struct ipn_priv *priv);
 int ipn_cq_moderate(struct ipn_priv *priv);
 int ipn_qp_up(struct ipn_priv *priv);
 void ipn_qp_down(struct ipn_priv *priv);
+
+/* ah.c */
+struct ipn_ah *ipn_ah_create(struct ipn_priv *priv, struct rdma_ah_attr *attr);
+void ipn_ah_put(struct ipn_ah *ah);
+void ipn_ah_reap(struct ipn_priv *priv);
+void ipn_ah_reap_work(struct work_struct *work);
+
+/* ctl.c */
+void ipn_event_handler_register(struct ipn_priv *priv);
+void ipn_event_handler_unregister(struct ipn_priv *priv);
 void ipn_ctl_kick(struct ipn_priv *priv);
 void ipn_tick_arm(struct ipn_priv *priv, u64 deadline);
 void ipn_ctl_work(struct work_struct *work);
@@ -718,10 +728,6 @@ void ipn_tick_work(struct work_struct *work);
 void ipn_flush_work(struct work_struct *work);
 void ipn_link_apply(struct ipn_priv *priv, u32 actions);
 int ipn_port_state(struct ipn_priv *priv, int *active, int *pkey_ok);
-struct ipn_ah *ipn_ah_create(struct ipn_priv *priv, struct rdma_ah_attr *attr);
-void ipn_ah_put(struct ipn_ah *ah);
-void ipn_ah_reap(struct ipn_priv *priv);
-void ipn_ah_reap_work(struct work_struct *work);
 
 /* allmulti.c */
 void ipn_allmulti_init(struct ipn_priv *priv);

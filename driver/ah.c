@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ah.c - address handles: one reference per user (the path or group that
+ * caches it, every posted send); the last put moves it to the reap list,
+ * and it is destroyed in process context.
+ */
+#include <linux/slab.h>
+#include "ipoib_ng.h"
+
+struct ipn_ah *ipn_ah_create(struct ipn_priv *priv, struct rdma_ah_attr *attr)
+{
+	struct ipn_ah *ah;
+
+	ah = ipn_fault() ? NULL : kzalloc(sizeof(*ah), GFP_KERNEL);
+	if (!ah)
+		return ERR_PTR(-ENOMEM);
+	ah->ah = ipn_fault() ? ERR_PTR(-ENOMEM) :
+		 rdma_create_ah(priv->pd, attr, RDMA_CREATE_AH_SLEEPABLE);
+	if (IS_ERR(ah->ah)) {
+		int ret = PTR_ERR(ah->ah);
+
+		kfree(ah);
+		return ERR_PTR(ret);
+	}
+	kref_init(&ah->ref);
+	ah->priv = priv;
+	INIT_LIST_HEAD(&ah->reap);
+	return ah;
+}
+
+static void ipn_ah_release(struct kref *ref)
+{
+	struct ipn_ah *ah = container_of(ref, struct ipn_ah, ref);
+	struct ipn_priv *priv = ah->priv;
+	unsigned long flags;
+
+	/* Any context (TX completion): destroy later, in process context. */
+	spin_lock_irqsave(&priv->reap_lock, flags);
+	list_add_tail(&ah->reap, &priv->ah_reap);
+	spin_unlock_irqrestore(&priv->reap_lock, flags);
+	queue_work(priv->wq, &priv->reap_work);
+}
+
+void ipn_ah_put(struct ipn_ah *ah)
+{
+	if (ah)
+		kref_put(&ah->ref, ipn_ah_release);
+}
+
+/*
+ * Destroy the handles released so far. reap_mutex makes a reap whole:
+ * one that returns has waited for any other in progress (the reap work
+ * may have spliced the list away and still be destroying handles of a
+ * PD about to go, review M2). It is taken under ctl_mutex, never the
+ * other way round: the work does not wait for the control work.
+ */
+void ipn_ah_reap(struct ipn_priv *priv)
+{
+	struct ipn_ah *ah, *tmp;
+	unsigned long flags;
+	LIST_HEAD(dead);
+
+	mutex_lock(&priv->reap_mutex);
+	spin_lock_irqsave(&priv->reap_lock, flags);
+	list_splice_init(&priv->ah_reap, &dead);
+	spin_unlock_irqrestore(&priv->reap_lock, flags);
+
+	list_for_each_entry_safe(ah, tmp, &dead, reap) {
+		rdma_destroy_ah(ah->ah, RDMA_DESTROY_AH_SLEEPABLE);
+		kfree(ah);
+	}
+	mutex_unlock(&priv->reap_mutex);
+}
+
+void ipn_ah_reap_work(struct work_struct *work)
+{
+	ipn_ah_reap(container_of(work, struct ipn_priv, reap_work));
+}
