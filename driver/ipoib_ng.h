@@ -811,13 +811,17 @@ void ipn_cm_stop(struct ipn_priv *priv);
 void ipn_cm_run(struct ipn_priv *priv);
 void ipn_cm_reap(struct ipn_priv *priv, bool all);
 void ipn_cm_timers(struct ipn_priv *priv, u64 now);
-int ipn_cm_rx_poll(struct napi_struct *napi, int budget);
 enum ipn_cm_route ipn_cm_xmit(struct ipn_priv *priv, struct sk_buff *skb,
 			      u64 now, struct ipn_cm_tx **txp, u32 *mtu);
 void ipn_cm_tx_error(struct ipn_priv *priv, struct ipn_cm_tx *tx,
 		     struct ib_qp *qp);
 void ipn_tx_too_big(struct ipn_priv *priv, struct sk_buff *skb, u32 mtu);
 u32 ipn_addr_qpn(const u8 *addr);
+
+/* srq.c */
+int ipn_cm_rx_poll(struct napi_struct *napi, int budget);
+int ipn_cm_verbs_create(struct ipn_priv *priv);
+void ipn_cm_verbs_destroy(struct ipn_priv *priv);
 
 /* sa.c */
 extern const struct ipn_sa_ops ipn_sa_ib;
