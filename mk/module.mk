@@ -84,7 +84,7 @@ checkpatch: $(CHECKPATCH)
 	$(CHECKPATCH) --no-tree --strict --terse --show-types \
 		--ignore SPDX_LICENSE_TAG,FILE_PATH_CHANGES \
 		-f $(SHIM_C) $(SHIM_H) $(KUNIT_SRC)
-	@# compat.h is the one place version tests are allowed (STYLE.md).
+	@# compat.h is the one place version tests are allowed (Documentation/style.rst).
 	$(CHECKPATCH) --no-tree --strict --terse --show-types \
 		--ignore SPDX_LICENSE_TAG,LINUX_VERSION_CODE,CONSTANT_COMPARISON \
 		-f $(CURDIR)/driver/compat.h

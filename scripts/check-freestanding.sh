@@ -3,7 +3,7 @@
 #
 # check-freestanding.sh OBJ [--allow SYM]... - fail if a compiled C++ object
 # needs something the kernel does not give it. Catches what objtool and
-# modpost do not (docs/CXX-IN-KERNEL.md):
+# modpost do not (Documentation/cxx-in-kernel.rst):
 #   sections   .init_array .fini_array .ctors .dtors (constructors never
 #              run), .tbss .tdata (TLS), .eh_frame .gcc_except_table
 #   relocs     GOTPCREL* (PIC: "Unknown rela relocation"), TPOFF* (TLS)

@@ -14,7 +14,7 @@
 #include "ipoib_core.h"
 
 /*
- * The freestanding subset (docs/CXX-IN-KERNEL.md): no std, no libc but
+ * The freestanding subset (Documentation/cxx-in-kernel.rst): no std, no libc but
  * mem*, no heap, no floating point, no TLS, no RTTI, no dynamic dispatch,
  * nothing that needs libgcc. A slip is a compile error here rather than a
  * modpost or load failure later.

@@ -2,7 +2,7 @@
 /*
  * ipoib_core_all.cpp - the one translation unit of the C++ core. Kbuild
  * compiles only this file, so that no inline function or template becomes a
- * COMDAT group shared between objects (docs/CXX-IN-KERNEL.md pitfall 1);
+ * COMDAT group shared between objects (Documentation/cxx-in-kernel.rst pitfall 1);
  * the userspace tests compile it too, so they test what the kernel runs.
  */
 #include "reason.cpp"
