@@ -11,12 +11,12 @@ KDIR ?= $(firstword $(wildcard /lib/modules/$(KVER_DEFAULT)/build) \
 BUILD := $(CURDIR)/build
 J ?= 2
 
-.PHONY: all module clean help setup check quick demo install
+.PHONY: all module clean help deps deps-present setup check quick demo install
 
 all: module
 
 help:
-	@echo "make setup          install the Debian packages the project needs"
+	@echo "make deps           install the Debian packages the project needs (root)"
 	@echo "make module         build ipoib_ng.ko against KDIR=$(KDIR)"
 	@echo "make module-check   W=1, objtool, sparse C=2, checkpatch, clang-format"
 	@echo "make core-test      userspace GoogleTest suite of the C++ core"
@@ -35,8 +35,13 @@ help:
 	@echo "make vm-check-612   VM_SCENARIOS on Debian's 6.12 (vm-check-612rt: PREEMPT_RT)"
 	@echo "make install / dkms-install"
 
-setup:
+# The one part that needs root: the Debian packages. Every other target
+# only checks that they are there (deps-present) and says what is missing.
+deps setup:
 	@$(CURDIR)/scripts/setup.sh
+
+deps-present:
+	@$(CURDIR)/scripts/setup.sh --check
 
 module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
@@ -53,7 +58,7 @@ stage = @t0=$$(date +%s); $(MAKE) $(1) || exit 1; \
 	echo "check: $(1) passed in $$(($$(date +%s) - t0)) s"
 
 # Every test. Order: cheapest first, so a broken core fails in minutes.
-check: setup
+check: deps-present
 	$(call stage,core-check)
 	$(call stage,core-bench)
 	$(call stage,scale-model)
@@ -84,11 +89,11 @@ CHECK_VM_SCENARIOS ?= ping bond exclusion gidchurn privilege hostile teardown
 check-vm: module
 	$(MAKE) vm-check VM_SCENARIOS="$(CHECK_VM_SCENARIOS)"
 
-quick: setup
+quick: deps-present
 	$(MAKE) core-test
 	$(MAKE) module-w1
 
-demo: setup
+demo: deps-present
 	$(MAKE) module
 	$(MAKE) vm-demo
 

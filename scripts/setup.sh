@@ -1,7 +1,11 @@
 #!/bin/bash
 # Install every Debian 12 package the project needs (build, tests, VM).
-# Idempotent: installs only what is missing. Run as root (CI is root).
+# Idempotent: installs only what is missing. Run as root (CI is root):
+# `make deps`. With --check, install nothing: list what is missing and
+# fail, without root (`make check` and the other targets start so).
 set -euo pipefail
+check_only=false
+[ "${1:-}" = --check ] && check_only=true
 
 PKGS=(
 	build-essential g++ make bc bison flex libelf-dev libssl-dev dwarves kmod
@@ -25,6 +29,10 @@ done
 if [ ${#missing[@]} -eq 0 ]; then
 	echo "setup: all ${#PKGS[@]} packages present"
 	exit 0
+fi
+if $check_only; then
+	echo "deps: missing ${missing[*]}: run \`make deps\` as root first" >&2
+	exit 1
 fi
 echo "setup: installing ${missing[*]}"
 if [ "$(id -u)" -ne 0 ]; then
