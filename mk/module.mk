@@ -4,7 +4,7 @@
 CHECKPATCH ?= $(BUILD)/checkpatch/checkpatch.pl
 SHIM_C := $(wildcard $(CURDIR)/driver/*.c)
 SHIM_H := $(filter-out %/compat.h,$(wildcard $(CURDIR)/driver/*.h))
-KUNIT_SRC := $(wildcard $(CURDIR)/kunit/*.c $(CURDIR)/kunit/*.h)
+KUNIT_SRC := $(wildcard $(CURDIR)/kunit/*.c $(CURDIR)/kunit/*.h $(CURDIR)/kunit/sa/*.c)
 
 .PHONY: module-w1 module-w1-all module-sparse checkpatch core-format \
 	module-check dkms-check

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sa/teardown.c - suite ipoib_ng_sa, included by kunit/sa_test.c (one
+ * translation unit): faults after answers, and answers racing the
+ * interface going down or the device going away.
+ */
+
+/* Answer every outstanding path query with success. */
+static void kt_answer_all_paths(void)
+{
+	struct kt_query *q;
+	u8 dgid[16];
+
+	for (;;) {
+		spin_lock_bh(&kt_sa.lock);
+		q = list_first_entry_or_null(&kt_sa.queries, struct kt_query,
+					     list);
+		if (q)
+			memcpy(dgid, q->req.dgid.raw, 16);
+		spin_unlock_bh(&kt_sa.lock);
+		if (!q || kt_answer_path(dgid, 0))
+			return;
+	}
+}
+
+/*
+ * What the control work does with the SA's answers (path and group
+ * entries, address handles, the rx_mode diff, attaches) fails at each
+ * ipn_fault() site in turn. Each time the peer is reached again and the
+ * group joined again within seconds: the core retries what failed.
+ */
+static void sa_faults_after_answers(struct kunit *test)
+{
+	struct ipn_priv *priv = ((struct kt_ctx *)test->priv)->priv;
+	unsigned int n, failed = 0;
+	u8 hw[20], mc[20];
+	bool done = false;
+	u64 sent;
+	int i;
+
+	kt_join_bcast(test, priv);
+	ipn_kunit_mc_addr(mc, priv->ifid.bcast_gid);
+	for (n = 1; n < 100 && !done; n++) {
+		kt_peer_addr(hw, 0x22);
+		hw[18] = n;		/* a new peer GID each round */
+		mc[19] = n;		/* and a new group */
+		ipn_kunit_fault_arm(n);
+		ipn_kunit_xmit(priv, hw, htonl(0x0a000002));
+		kt_wait(priv, 500, kt_count_queries() > 0);
+		kt_answer_all_paths();
+		KUNIT_EXPECT_EQ(test, dev_mc_add(priv->dev, mc), 0);
+		kt_wait(priv, 500, kt_count_joins(mc + 4) > 0);
+		kt_answer_join(mc + 4, 0, KT_QKEY, IB_MTU_2048);
+		kt_settle(priv);
+		if (ipn_kunit_fault_disarm())
+			done = true;
+		else
+			failed++;
+
+		sent = ipn_stat(priv, tx_packets);
+		for (i = 0; i < 30 && ipn_stat(priv, tx_packets) <= sent; i++) {
+			ipn_kunit_xmit(priv, hw, htonl(0x0a000002));
+			kt_answer_all_paths();
+			ipn_kunit_settle(priv, 200);
+		}
+		KUNIT_EXPECT_GT_MSG(test, ipn_stat(priv, tx_packets), sent,
+				    "site %u: the peer is not reached again", n);
+		for (i = 0; i < 30 && kt_mc_state(priv, mc + 4) !=
+		     IPC_MC_JOINED; i++) {
+			kt_answer_join(mc + 4, 0, KT_QKEY, IB_MTU_2048);
+			ipn_kunit_settle(priv, 200);
+		}
+		KUNIT_EXPECT_EQ_MSG(test, kt_mc_state(priv, mc + 4),
+				    IPC_MC_JOINED, "site %u: group not joined", n);
+		KUNIT_EXPECT_EQ(test, dev_mc_del(priv->dev, mc), 0);
+		kt_settle(priv);
+	}
+	KUNIT_EXPECT_TRUE(test, done);
+	KUNIT_EXPECT_GT(test, failed, 0u);
+	kunit_info(test, "%u fault sites after SA answers failed in turn\n",
+		   failed);
+}
+
+/*
+ * A join answer racing with the interface going down: the answer runs on
+ * another CPU while ndo_stop leaves the group. Either order must end with
+ * the membership freed and nothing touched after free (KASAN watches).
+ */
+struct kt_late {
+	struct work_struct work;
+	u8 mgid[16];
+	int ret;
+};
+
+static void kt_late_work(struct work_struct *work)
+{
+	struct kt_late *l = container_of(work, struct kt_late, work);
+
+	l->ret = kt_answer_join(l->mgid, 0, KT_QKEY, IB_MTU_2048);
+}
+
+static void sa_join_answer_races_down(struct kunit *test)
+{
+	struct ipn_priv *priv = ((struct kt_ctx *)test->priv)->priv;
+	struct kt_late *l = kunit_kzalloc(test, sizeof(*l), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, l);
+	memcpy(l->mgid, priv->ifid.bcast_gid, 16);
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000,
+					kt_count_joins(l->mgid) > 0));
+	INIT_WORK(&l->work, kt_late_work);
+	queue_work(system_unbound_wq, &l->work);
+	rtnl_lock();
+	dev_close(priv->dev);
+	rtnl_unlock();
+	flush_work(&l->work);
+	KUNIT_EXPECT_TRUE(test, l->ret == 0 || l->ret == -ENOENT);
+	KUNIT_EXPECT_TRUE(test, list_empty(&kt_sa.joins));
+	KUNIT_EXPECT_FALSE(test, netif_carrier_ok(priv->dev));
+	/* And the interface comes back: a fresh join. */
+	rtnl_lock();
+	KUNIT_EXPECT_EQ(test, dev_open(priv->dev, NULL), 0);
+	rtnl_unlock();
+	kt_join_bcast(test, priv);
+}
+
+/* Device removal with a query and a join outstanding (kt_exit checks). */
+static void sa_remove_with_requests_outstanding(struct kunit *test)
+{
+	struct ipn_priv *priv = ((struct kt_ctx *)test->priv)->priv;
+	__be32 group = htonl(0xe1000001);
+	u8 hw[20], mgid[16];
+
+	kt_join_bcast(test, priv);
+	kt_peer_addr(hw, 0x33);
+	ipn_kunit_xmit(priv, hw, htonl(0x0a000003));
+	memcpy(hw, priv->dev->broadcast, 20);
+	ipc_mgid_from_ipv4((const u8 *)&group, priv->ifid.bcast_gid, mgid);
+	memcpy(hw + 4, mgid, 16);
+	ipn_kunit_xmit(priv, hw, group);
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000, kt_count_queries() == 1 &&
+					kt_count_joins(mgid) == 1));
+	/* kt_exit destroys the interface now. */
+}
