@@ -28,15 +28,6 @@
 #define IPN_CM_RESP_TIMEOUT	20	/* 4.096 us * 2^20: about 4 s */
 #define IPN_CM_MAX_CM_RETRIES	8
 
-/* The QPN of a 20-byte address (RFC 4391 s9.1.1). */
-u32 ipn_addr_qpn(const u8 *addr)
-{
-	struct ipc_addr a;
-
-	ipc_addr_decode(addr, &a);
-	return a.qpn;
-}
-
 /* ------------------------------------------------------------------ */
 /* Connections to us (passive)                                          */
 /* ------------------------------------------------------------------ */

@@ -43,25 +43,6 @@ void ipn_entry_init(struct ipn_entry *e, const struct ipn_entry_kind *kind)
 	e->dead = false;
 }
 
-static struct list_head *ipn_entry_work_list(struct ipn_priv *priv,
-					     const struct ipn_entry_kind *kind)
-{
-	return (struct list_head *)((char *)priv + kind->work_off);
-}
-
-/*
- * Give the control work ops to perform on e (IPC_ACT_* not of
- * IPC_ACT_AT_VERDICT, IPN_OP_*). priv->lock held.
- */
-void ipn_entry_queue_ops(struct ipn_priv *priv, struct ipn_entry *e, u32 ops)
-{
-	lockdep_assert_held(&priv->lock);
-	e->ops |= ops;
-	if (list_empty(&e->work))
-		list_add_tail(&e->work, ipn_entry_work_list(priv, e->kind));
-	ipn_ctl_kick(priv);
-}
-
 /*
  * Perform the core's result r on e: skb is the frame the verdict is
  * about (NULL when none, or when the caller sends it: SEND, VIA_UD,

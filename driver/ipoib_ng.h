@@ -91,6 +91,15 @@ static inline void ipn_kunit_restart_running(const struct ipn_priv *priv)
  */
 #define ipn_addr_gid(addr) ((addr) + IPN_ADDR_GID_OFF)
 
+/* The QPN of a 20-byte address (RFC 4391 s9.1.1): per received frame. */
+static inline u32 ipn_addr_qpn(const u8 *addr)
+{
+	struct ipc_addr a;
+
+	ipc_addr_decode(addr, &a);
+	return a.qpn;
+}
+
 enum {
 	IPN_PSEUDO_LEN = IPC_ADDR_LEN,	/* daddr (TX) or saddr (RX) */
 	IPN_ADDR_GID_OFF = 4,		/* the GID in an address (s9.1.1) */
@@ -729,6 +738,22 @@ void ipn_flush_work(struct work_struct *work);
 void ipn_link_apply(struct ipn_priv *priv, u32 actions);
 int ipn_port_state(struct ipn_priv *priv, int *active, int *pkey_ok);
 
+/*
+ * Give the control work ops to perform on e (IPC_ACT_* not of
+ * IPC_ACT_AT_VERDICT, IPN_OP_*): entry.c's, inline for the completion
+ * handlers that report. priv->lock held.
+ */
+static inline void ipn_entry_queue_ops(struct ipn_priv *priv,
+				       struct ipn_entry *e, u32 ops)
+{
+	lockdep_assert_held(&priv->lock);
+	e->ops |= ops;
+	if (list_empty(&e->work))
+		list_add_tail(&e->work, (struct list_head *)((char *)priv +
+							     e->kind->work_off));
+	ipn_ctl_kick(priv);
+}
+
 /* allmulti.c */
 void ipn_allmulti_init(struct ipn_priv *priv);
 void ipn_allmulti_sync(struct ipn_priv *priv);
@@ -763,7 +788,6 @@ void ipn_xmit_list(struct sk_buff_head *list);
 
 /* entry.c */
 void ipn_entry_init(struct ipn_entry *e, const struct ipn_entry_kind *kind);
-void ipn_entry_queue_ops(struct ipn_priv *priv, struct ipn_entry *e, u32 ops);
 void ipn_entry_apply(struct ipn_priv *priv, struct ipn_entry *e,
 		     const struct ipc_result *r, struct sk_buff *skb);
 void ipn_entry_run(struct ipn_priv *priv, struct list_head *work);
@@ -816,7 +840,6 @@ enum ipn_cm_route ipn_cm_xmit(struct ipn_priv *priv, struct sk_buff *skb,
 void ipn_cm_tx_error(struct ipn_priv *priv, struct ipn_cm_tx *tx,
 		     struct ib_qp *qp);
 void ipn_tx_too_big(struct ipn_priv *priv, struct sk_buff *skb, u32 mtu);
-u32 ipn_addr_qpn(const u8 *addr);
 
 /* srq.c */
 int ipn_cm_rx_poll(struct napi_struct *napi, int budget);
