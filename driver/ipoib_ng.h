@@ -814,7 +814,6 @@ extern const struct ipn_entry_kind ipn_mcast_kind;
 struct ipn_mcast *ipn_mcast_find(struct ipn_priv *priv, const u8 *mgid);
 struct ipn_mcast *ipn_mcast_get(struct ipn_priv *priv, const u8 *mgid,
 				u8 scope, bool make_room);
-bool ipn_mcast_is_routers(const u8 *mgid);
 int ipn_mcast_routers_usable(struct ipn_priv *priv, const u8 *mgid);
 bool ipn_mcast_redirect(struct sk_buff *skb);
 void ipn_mcast_apply(struct ipn_priv *priv, struct ipn_mcast *mc,

@@ -143,15 +143,6 @@ struct ipn_mcast *ipn_mcast_get(struct ipn_priv *priv, const u8 *mgid,
 			       make_room ? IPN_MC_SCAN : IPN_MC_NO_ROOM);
 }
 
-/* Whether mgid is an all-routers group (224.0.0.2, ff02::2). */
-bool ipn_mcast_is_routers(const u8 *mgid)
-{
-	u8 routers[IPC_GID_LEN];
-
-	ipc_mgid_all_routers(mgid, routers);
-	return !memcmp(routers, mgid, IPC_GID_LEN);
-}
-
 /*
  * RFC 4391 s10 "send to the all-routers group when that exists": usable
  * unless its join found it missing. Never for that group itself.
@@ -163,9 +154,9 @@ int ipn_mcast_routers_usable(struct ipn_priv *priv, const u8 *mgid)
 	struct ipn_mcast *mc;
 
 	lockdep_assert_held(&priv->lock);
-	ipc_mgid_all_routers(mgid, routers);
-	if (!memcmp(routers, mgid, IPC_GID_LEN))
+	if (ipc_mgid_is_all_routers(mgid))
 		return 0;
+	ipc_mgid_all_routers(mgid, routers);
 	mc = ipn_mcast_find(priv, routers);
 	return !mc || !ipc_mc_missing(&mc->st);
 }

@@ -167,7 +167,7 @@ static struct ipn_ah *ipn_mcast_tx(struct ipn_priv *priv, const u8 *mgid,
 	lockdep_assert_held(&priv->lock);
 	/* The IP group's scope matters only to a new group. */
 	if (!mc)
-		mc = ipn_mcast_get(priv, mgid, ipn_mcast_is_routers(mgid) ?
+		mc = ipn_mcast_get(priv, mgid, ipc_mgid_is_all_routers(mgid) ?
 				   IPC_SCOPE_LINK : ipn_tx_ip_scope(skb), true);
 	if (IS_ERR(mc)) {
 		ipn_drop(priv, skb, PTR_ERR(mc) == -ENOSPC ?

@@ -190,6 +190,8 @@ int ipc_mcast_addr_check(const ipc_u8 hw[20], const ipc_u8 bcast_gid[16]);
  * mgid's scope and P_Key; the broadcast MGID gives the IPv4 one.
  */
 void ipc_mgid_all_routers(const ipc_u8 mgid[16], ipc_u8 out[16]);
+/* 1 if mgid is the all-routers group of its family, scope and P_Key. */
+int ipc_mgid_is_all_routers(const ipc_u8 mgid[16]);
 
 /* ------------------------------------------------------------------ */
 /* Encapsulation and RX/TX classification (RFC 4391 s6, s10)            */

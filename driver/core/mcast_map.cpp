@@ -142,3 +142,14 @@ extern "C" void ipc_mgid_all_routers(const ipc_u8 mgid[16], ipc_u8 out[16])
 		    out);
 	out[IPC_GID_LEN - 1] = 2;
 }
+
+extern "C" int ipc_mgid_is_all_routers(const ipc_u8 mgid[16])
+{
+	u8 routers[16];
+
+	ipc_mgid_all_routers(mgid, routers);
+	for (int i = 0; i < 16; i++)
+		if (routers[i] != mgid[i])
+			return 0;
+	return 1;
+}

@@ -307,3 +307,16 @@ TEST(mcast_map, frame_mc_scope)
 	EXPECT_EQ(ipc_frame_mc_scope(f, 2), IPC_SCOPE_LINK);
 	EXPECT_EQ(ipc_frame_mc_scope(nullptr, 0), IPC_SCOPE_LINK);
 }
+
+TEST(mcast_map, is_all_routers)
+{
+	uint8_t b[16], m[16], r[16];
+
+	memcpy(b, ct::gid("ff12:401b:ffff::ffff:ffff").data(), 16);
+	ipc_mgid_from_ipv4((const uint8_t *)"\xe0\x00\x00\x02", b, r);
+	EXPECT_TRUE(ipc_mgid_is_all_routers(r));
+	ipc_mgid_from_ipv4((const uint8_t *)"\xe0\x00\x00\xfb", b, m);
+	EXPECT_FALSE(ipc_mgid_is_all_routers(m));
+	ipc_mgid_all_routers(m, r);
+	EXPECT_TRUE(ipc_mgid_is_all_routers(r));
+}
