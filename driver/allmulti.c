@@ -215,6 +215,7 @@ static void ipn_am_limited(struct ipn_priv *port_priv)
 {
 	struct ipn_priv *priv;
 
+	lockdep_assert_held(&port_priv->am_port.lock);
 	ipn_inc(port_priv, sa_reports_limited);
 	netdev_warn_once(port_priv->dev,
 			 "SA Reports beyond %u a second: not acted on; the group directory is read again once they stop (sa_reports_limited)\n",
@@ -367,6 +368,8 @@ void ipn_allmulti_sync(struct ipn_priv *priv)
 				      READ_ONCE(ipn_promisc_allmulti));
 	bool restart;
 
+	ASSERT_RTNL();
+	lockdep_assert_held(&priv->ctl_mutex);
 	if (!want) {
 		ipn_allmulti_stop(priv);
 		return;

@@ -309,6 +309,7 @@ static void ipn_uninit(struct net_device *dev)
 {
 	struct ipn_priv *priv = netdev_priv(dev);
 
+	ASSERT_RTNL();
 	ipn_debugfs_remove(priv);
 	list_del_init(&priv->list);
 }

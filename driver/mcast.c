@@ -218,6 +218,8 @@ static void ipn_mcast_bcast_search(struct ipn_priv *priv,
 	struct ipc_result r;
 	int ret;
 
+	ASSERT_RTNL();
+	lockdep_assert_held(&priv->ctl_mutex);
 	ret = ipn_dev_set_bcast_scope(priv, priv->bsearch.scope);
 	__skb_queue_head_init(&drop);
 	spin_lock_bh(&priv->lock);
@@ -252,6 +254,7 @@ void ipn_mcast_join_complete(struct ipn_priv *priv, struct ipn_mcast *mc,
 	struct ipc_result r;
 	u32 link_act = 0;
 
+	lockdep_assert_held(&priv->ctl_mutex);
 	if (!status && !mc->e.dead) {
 		status = priv->ops->mc_ah_attr(priv, mc, &attr);
 		if (!status) {

@@ -149,6 +149,7 @@ void ipn_path_query_complete(struct ipn_priv *priv, struct ipn_path *path,
 	struct ipn_ah *ah = NULL, *old = NULL;
 	struct ipc_result r;
 
+	lockdep_assert_held(&priv->ctl_mutex);
 	if (!status) {
 		ah = ipn_ah_create(priv, &path->attr);
 		if (IS_ERR(ah)) {
