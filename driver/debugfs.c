@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * debugfs.c - the state of paths and multicast groups, for the
- * administrator: /sys/kernel/debug/ipoib_ng/<ibdev>-<port>-<pkey>/path and
- * mcg, one line per entry, "key value" pairs after the GID. Named by port
+ * debugfs.c - the state of paths, multicast groups and connections, for
+ * the administrator: /sys/kernel/debug/ipoib_ng/<ibdev>-<port>-<pkey>/path,
+ * mcg and conns, one line per entry, "key value" pairs after the GID (the
+ * core's view of each machine, struct ipc_view). Named by port
  * and P_Key rather than by interface, which can be renamed and can share a
  * name with another interface in another namespace; a second interface in
  * the same partition gets -<QPN> appended.
@@ -94,6 +95,38 @@ static int ipn_mcg_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(ipn_mcg);
 
+/*
+ * Connected mode's connections: "tx" those this interface made (the
+ * core's machine, the sends in flight), "rx" those peers made to it (ms
+ * since their last frame: the idle reaper's clock).
+ */
+static int ipn_conns_show(struct seq_file *m, void *v)
+{
+	struct ipn_priv *priv = m->private;
+	u64 now = ipn_now_ms();
+	struct ipn_cm_tx *tx;
+	struct ipn_cm_rx *rx;
+	struct ipc_view st;
+	int bkt;
+
+	spin_lock_bh(&priv->lock);
+	hash_for_each(priv->cm_tx, bkt, tx, node) {
+		ipc_cm_view(&tx->st, &st);
+		seq_printf(m, "tx %pI6 qpn 0x%06x state %s attempts %u queued %u status %d retry_ms %llu inflight %d\n",
+			   ipn_addr_gid(tx->addr), ipn_addr_qpn(tx->addr),
+			   st.state, st.attempts, st.queued, st.last_status,
+			   ipn_ms_left(st.deadline_ms, now),
+			   atomic_read(&tx->inflight));
+	}
+	list_for_each_entry(rx, &priv->cm_rx, list)
+		seq_printf(m, "rx %pI6 qpn 0x%06x idle_ms %llu\n",
+			   ipn_addr_gid(rx->peer), ipn_addr_qpn(rx->peer),
+			   now - min(now, READ_ONCE(rx->last_rx_ms)));
+	spin_unlock_bh(&priv->lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(ipn_conns);
+
 /* Best effort, as debugfs is: a failure leaves the files out. */
 void ipn_debugfs_add(struct ipn_priv *priv)
 {
@@ -113,6 +146,8 @@ void ipn_debugfs_add(struct ipn_priv *priv)
 	}
 	debugfs_create_file("path", 0400, priv->debugfs, priv, &ipn_path_fops);
 	debugfs_create_file("mcg", 0400, priv->debugfs, priv, &ipn_mcg_fops);
+	debugfs_create_file("conns", 0400, priv->debugfs, priv,
+			    &ipn_conns_fops);
 }
 
 /* Waits for readers in progress: priv may be freed afterwards. */

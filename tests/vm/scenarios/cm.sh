@@ -89,6 +89,12 @@ for side in "n1 $IB1" "n2 $IB2"; do
 	f=$(eth_stat "$1" "$2" cm_failures)
 	((f == 0)) || fail "$2 counts $f failed connections"
 done
+# debugfs conns: n1 (rxe0) made a connection the core calls connected,
+# and accepted n2's.
+conns=$(cat "$(ipoib_debugfs rxe0)/conns") || fail "no debugfs conns for rxe0"
+echo "$conns"
+grep -q "^tx .* state connected " <<< "$conns" || fail "conns shows no connected tx"
+grep -q "^rx .* idle_ms [0-9]" <<< "$conns" || fail "conns shows no rx connection"
 
 log "c) iperf3 over the connections"
 iperf3_run n2 10.1.0.2 n1 "$VM_OUT/cm-iperf3.txt" -t 5 -l 65000
