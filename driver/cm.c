@@ -675,10 +675,23 @@ static void ipn_cm_release(struct ipn_priv *priv, struct ipn_entry *e)
 	ipn_cm_reap(priv, false);
 }
 
+static u64 ipn_cm_deadline(struct ipn_entry *e)
+{
+	return ipc_cm_deadline(&ipn_cm_tx_of(e)->st);
+}
+
+static void ipn_cm_timer(struct ipn_priv *priv, struct ipn_entry *e, u64 now,
+			 struct ipc_result *r)
+{
+	ipc_cm_timer(&ipn_cm_tx_of(e)->st, &priv->cm_cfg, now, &priv->rng, r);
+}
+
 static const struct ipn_entry_kind ipn_cm_kind = {
 	.work_off = offsetof(struct ipn_priv, cm_work),
 	.drop_reason = IPC_R_NO_ROUTE,
 	.unlink = ipn_cm_unlink,
+	.deadline = ipn_cm_deadline,
+	.timer = ipn_cm_timer,
 	.perform = ipn_cm_perform,
 	.report = ipn_cm_report,
 	.release = ipn_cm_release,
@@ -761,8 +774,7 @@ void ipn_cm_timers(struct ipn_priv *priv, u64 now)
 	struct ipn_cm_rx *rx, *rtmp;
 	struct hlist_node *tmp;
 	struct ipn_cm_tx *tx;
-	struct ipc_result r;
-	u64 idle_end, deadline;
+	u64 idle_end;
 	int b;
 
 	lockdep_assert_held(&priv->lock);
@@ -782,14 +794,7 @@ void ipn_cm_timers(struct ipn_priv *priv, u64 now)
 
 	hash_for_each_safe(priv->cm_tx, b, tmp, tx, node) {
 		ipn_cm_stall_check(priv, tx, now);
-		deadline = ipc_cm_deadline(&tx->st);
-		if (deadline > now) {
-			/* Review M4: the tick serves the earliest deadline. */
-			ipn_tick_arm(priv, deadline);
-			continue;
-		}
-		ipc_cm_timer(&tx->st, &priv->cm_cfg, now, &priv->rng, &r);
-		ipn_cm_apply(priv, tx, &r, NULL);
+		ipn_entry_tick(priv, &tx->e, now);
 	}
 }
 

@@ -120,6 +120,25 @@ void ipn_entry_apply(struct ipn_priv *priv, struct ipn_entry *e,
 }
 
 /*
+ * The tick's visit (ctl.c): e's machine timer if it is due, else the tick
+ * armed for it. One discipline for every kind: the earliest deadline of
+ * all entries arms the tick (review M4). priv->lock held.
+ */
+void ipn_entry_tick(struct ipn_priv *priv, struct ipn_entry *e, u64 now)
+{
+	u64 deadline = e->kind->deadline(e);
+	struct ipc_result r;
+
+	lockdep_assert_held(&priv->lock);
+	if (deadline > now) {
+		ipn_tick_arm(priv, deadline);
+		return;
+	}
+	e->kind->timer(priv, e, now, &r);
+	ipn_entry_apply(priv, e, &r, NULL);
+}
+
+/*
  * Perform the backend's share of the results of the entries on work, in
  * IPC_ACT_ORDER: what ends first; then what the backend reported
  * meanwhile, unless an ending came after it (the core's contract: after

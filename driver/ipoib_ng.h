@@ -343,6 +343,10 @@ struct ipn_entry_kind {
 	/* Control context (rtnl, ctl_mutex): one action, in order. */
 	void (*perform)(struct ipn_priv *priv, struct ipn_entry *e, u32 act,
 			int join_type);
+	/* The tick, priv->lock held: when the machine's timer is due, it. */
+	u64 (*deadline)(struct ipn_entry *e);
+	void (*timer)(struct ipn_priv *priv, struct ipn_entry *e, u64 now,
+		      struct ipc_result *r);
 	/* IPN_OP_REPORT's: fed to the core (unless they are old). */
 	void (*report)(struct ipn_priv *priv, struct ipn_entry *e, u32 ops);
 	/* FREE: the backend's resources and the memory. */
@@ -791,6 +795,7 @@ void ipn_entry_init(struct ipn_entry *e, const struct ipn_entry_kind *kind);
 void ipn_entry_apply(struct ipn_priv *priv, struct ipn_entry *e,
 		     const struct ipc_result *r, struct sk_buff *skb);
 void ipn_entry_run(struct ipn_priv *priv, struct list_head *work);
+void ipn_entry_tick(struct ipn_priv *priv, struct ipn_entry *e, u64 now);
 
 /* path.c */
 extern const struct ipn_entry_kind ipn_path_kind;

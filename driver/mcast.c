@@ -419,12 +419,25 @@ static void ipn_mcast_release(struct ipn_priv *priv, struct ipn_entry *e)
 	spin_unlock_bh(&priv->lock);
 }
 
+static u64 ipn_mcast_deadline(struct ipn_entry *e)
+{
+	return ipc_mc_deadline(&ipn_mcast_of(e)->st);
+}
+
+static void ipn_mcast_timer(struct ipn_priv *priv, struct ipn_entry *e,
+			    u64 now, struct ipc_result *r)
+{
+	ipc_mc_timer(&ipn_mcast_of(e)->st, &priv->mc_cfg, now, &priv->rng, r);
+}
+
 const struct ipn_entry_kind ipn_mcast_kind = {
 	.work_off = offsetof(struct ipn_priv, mc_work),
 	.drop_reason = IPC_R_NOT_JOINED,
 	.log = ipn_mcast_log,
 	.unlink = ipn_mcast_unlink,
 	.to_routers = ipn_mcast_to_routers,
+	.deadline = ipn_mcast_deadline,
+	.timer = ipn_mcast_timer,
 	.perform = ipn_mcast_perform,
 	.report = ipn_mcast_report,
 	.release = ipn_mcast_release,
@@ -440,21 +453,12 @@ void ipn_mcast_run(struct ipn_priv *priv)
 void ipn_mcast_timers(struct ipn_priv *priv, u64 now)
 {
 	struct ipn_mcast *mc, *tmp;
-	struct ipc_result r;
-	u64 deadline;
 
 	lockdep_assert_held(&priv->lock);
 	/* The module parameter may change at any time. */
 	priv->mc_cfg.sendonly_idle_ms = ipn_sendonly_idle();
-	list_for_each_entry_safe(mc, tmp, &priv->mcasts, list) {
-		deadline = ipc_mc_deadline(&mc->st);
-		if (deadline > now) {
-			ipn_tick_arm(priv, deadline);
-			continue;
-		}
-		ipc_mc_timer(&mc->st, &priv->mc_cfg, now, &priv->rng, &r);
-		ipn_mcast_apply(priv, mc, &r, NULL);
-	}
+	list_for_each_entry_safe(mc, tmp, &priv->mcasts, list)
+		ipn_entry_tick(priv, &mc->e, now);
 }
 
 /* The link machine asked for the broadcast group. Control context. */

@@ -264,11 +264,24 @@ static void ipn_path_release(struct ipn_priv *priv, struct ipn_entry *e)
 	spin_unlock_bh(&priv->lock);
 }
 
+static u64 ipn_path_deadline(struct ipn_entry *e)
+{
+	return ipc_path_deadline(&ipn_path_of(e)->st);
+}
+
+static void ipn_path_timer(struct ipn_priv *priv, struct ipn_entry *e,
+			   u64 now, struct ipc_result *r)
+{
+	ipc_path_timer(&ipn_path_of(e)->st, &priv->path_cfg, now, &priv->rng, r);
+}
+
 const struct ipn_entry_kind ipn_path_kind = {
 	.work_off = offsetof(struct ipn_priv, path_work),
 	.drop_reason = IPC_R_NO_ROUTE,
 	.release_ah = ipn_path_release_ah,
 	.unlink = ipn_path_unlink,
+	.deadline = ipn_path_deadline,
+	.timer = ipn_path_timer,
 	.perform = ipn_path_perform,
 	.report = ipn_path_report,
 	.release = ipn_path_release,
@@ -283,22 +296,13 @@ void ipn_path_run(struct ipn_priv *priv)
 /* Deadlines. priv->lock held. */
 void ipn_path_timers(struct ipn_priv *priv, u64 now)
 {
-	struct ipc_result r;
 	struct hlist_node *tmp;
 	struct ipn_path *path;
-	u64 deadline;
 	int bkt;
 
 	lockdep_assert_held(&priv->lock);
-	hash_for_each_safe(priv->paths, bkt, tmp, path, node) {
-		deadline = ipc_path_deadline(&path->st);
-		if (deadline > now) {
-			ipn_tick_arm(priv, deadline);
-			continue;
-		}
-		ipc_path_timer(&path->st, &priv->path_cfg, now, &priv->rng, &r);
-		ipn_path_apply(priv, path, &r, NULL);
-	}
+	hash_for_each_safe(priv->paths, bkt, tmp, path, node)
+		ipn_entry_tick(priv, &path->e, now);
 }
 
 /* Light flush: every handle may be stale (port event, SM change). */
