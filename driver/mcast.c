@@ -205,43 +205,45 @@ void ipn_mcast_apply(struct ipn_priv *priv, struct ipn_mcast *mc,
 /*
  * The broadcast group search (ipc_bsearch_missing()) moved to another
  * scope, or to creating the group: the broadcast entry, which holds no
- * membership after the miss, takes the new MGID and joins at once.
+ * membership after the miss, takes the new MGID and the core starts it
+ * over (ipc_mc_bcast_next: the frames for the old MGID purged, a join).
  * dev->broadcast follows, and with it the MGID of every IP group (RFC
- * 4391 s4: same scope). Frames queued for the old MGID are dropped: ARP
- * and ND send again. Control context (rtnl, ctl_mutex).
+ * 4391 s4: same scope). If the move is refused, the miss is a failure
+ * after all (status, the join's). Control context (rtnl, ctl_mutex).
  */
 static void ipn_mcast_bcast_search(struct ipn_priv *priv,
-				   struct ipn_mcast *mc)
+				   struct ipn_mcast *mc, int status)
 {
-	struct sk_buff_head drop;
-	struct sk_buff *skb;
 	struct ipc_result r;
+	u64 now = ipn_now_ms();
 	int ret;
 
 	ASSERT_RTNL();
 	lockdep_assert_held(&priv->ctl_mutex);
 	ret = ipn_dev_set_bcast_scope(priv, priv->bsearch.scope);
-	__skb_queue_head_init(&drop);
 	spin_lock_bh(&priv->lock);
-	if (ret) {
-		/* A listener vetoed the remapping: link-local, later. */
-		netdev_warn(priv->dev, "cannot move to broadcast scope %x: %d\n",
-			    priv->bsearch.scope, ret);
-		ipc_bsearch_start(&priv->bsearch);
-	} else if (!mc->e.dead && priv->bcast == mc) {
+	if (mc->e.dead) {
+		/* Freed meanwhile: nothing to start over. */
+	} else if (ret || priv->bcast != mc) {
+		if (ret) {
+			/* A listener vetoed the remapping: link-local, later. */
+			netdev_warn(priv->dev, "cannot move to broadcast scope %x: %d\n",
+				    priv->bsearch.scope, ret);
+			ipc_bsearch_start(&priv->bsearch);
+		}
+		ipc_mc_join_done(&mc->st, &priv->mc_cfg, now, status,
+				 ipn_mcast_routers_usable(priv, mc->mgid),
+				 &priv->rng, &r);
+		ipn_mcast_apply(priv, mc, &r, NULL);
+	} else {
 		netdev_dbg(priv->dev, "broadcast group: trying %pI6c%s\n",
 			   priv->ifid.bcast_gid,
 			   priv->bsearch.creating ? ", creating it" : "");
 		ipn_mcast_rename(priv, mc, priv->ifid.bcast_gid);
-		skb_queue_splice_init(&mc->e.queue, &drop);
-		ipc_mc_init(&mc->st, IPC_SCOPE_LINK);
-		ipc_mc_subscribe(&mc->st, &priv->mc_cfg, IPC_JOIN_FULL,
-				 ipn_now_ms(), &r);
+		ipc_mc_bcast_next(&mc->st, &priv->mc_cfg, now, &r);
 		ipn_mcast_apply(priv, mc, &r, NULL);
 	}
 	spin_unlock_bh(&priv->lock);
-	while ((skb = __skb_dequeue(&drop)))
-		ipn_drop(priv, skb, IPC_R_NOT_JOINED, true);
 }
 
 /* A join finished. Control context (rtnl, ctl_mutex). */
@@ -279,16 +281,17 @@ void ipn_mcast_join_complete(struct ipn_priv *priv, struct ipn_mcast *mc,
 		old = mc->ah;
 		mc->ah = ah;
 	}
-	ipc_mc_join_done(&mc->st, &priv->mc_cfg, ipn_now_ms(), status,
-			 ipn_mcast_routers_usable(priv, mc->mgid), &priv->rng,
-			 &r);
 	/* No broadcast group of this scope: the core's search goes on. */
 	if (mc->is_bcast && status == -ENOENT)
 		step = ipc_bsearch_missing(&priv->bsearch,
 					   READ_ONCE(ipn_create_broadcast));
-	if (step != IPC_BSEARCH_WAIT)
-		r.actions &= ~IPC_ACT_LOG;	/* not a failure yet */
-	ipn_mcast_apply(priv, mc, &r, NULL);
+	/* Moving on is not a failure: ipn_mcast_bcast_search() starts over. */
+	if (step == IPC_BSEARCH_WAIT) {
+		ipc_mc_join_done(&mc->st, &priv->mc_cfg, ipn_now_ms(), status,
+				 ipn_mcast_routers_usable(priv, mc->mgid),
+				 &priv->rng, &r);
+		ipn_mcast_apply(priv, mc, &r, NULL);
+	}
 	if (mc->is_bcast)
 		link_act = ipc_link_bcast_done(&priv->link, status);
 out:
@@ -297,7 +300,7 @@ out:
 	if (link_act)
 		ipn_link_apply(priv, link_act);
 	if (step != IPC_BSEARCH_WAIT)
-		ipn_mcast_bcast_search(priv, mc);
+		ipn_mcast_bcast_search(priv, mc, status);
 }
 
 /*

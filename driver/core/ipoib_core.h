@@ -670,6 +670,16 @@ void ipc_mc_timer(struct ipc_mc *m, const struct ipc_mc_cfg *c, ipc_u64 now,
 void ipc_mc_bcast_joined(struct ipc_mc *m, const struct ipc_mc_cfg *c,
 			 ipc_u64 now, struct ipc_result *r);
 /*
+ * The broadcast group's join found no group (-ENOENT) and the search
+ * (ipc_bsearch_missing()) moves on to another scope or to creating it:
+ * not a failure (no backoff, no LOG; do not feed ipc_mc_join_done()).
+ * The machine starts over for the next MGID, which the shim has given the
+ * entry: the frames queued for the old one are purged (ARP and ND send
+ * again), a FullMember join starts. The join that missed holds nothing.
+ */
+void ipc_mc_bcast_next(struct ipc_mc *m, const struct ipc_mc_cfg *c,
+		       ipc_u64 now, struct ipc_result *r);
+/*
  * Flush (client reregister, SM change, port active): rejoin what is
  * wanted, after a jittered delay in [0, spread_ms) so that a whole
  * fabric does not ask the SA in the same instant.

@@ -556,6 +556,16 @@ extern "C" void ipc_mc_bcast_joined(struct ipc_mc *m,
 	k.commit(mc_on_bcast_joined(k, k.state<ipc_mc_state>()));
 }
 
+extern "C" void ipc_mc_bcast_next(struct ipc_mc *m, const struct ipc_mc_cfg *c,
+				  ipc_u64 now, struct ipc_result *r)
+{
+	McCall k(m, c, now, nullptr, r);
+
+	queue_purge(k.out, &m->queued, IPC_R_NOT_JOINED);
+	mc_reset(m, IPC_SCOPE_LINK);
+	mc_subscription(k, IPC_JOIN_FULL, mc_on_subscribe);
+}
+
 extern "C" void ipc_mc_flush(struct ipc_mc *m, const struct ipc_mc_cfg *c,
 			     ipc_u64 now, ipc_u32 spread_ms,
 			     struct ipc_rng *rng, struct ipc_result *r)

@@ -1022,3 +1022,24 @@ TEST(mc_access, view_and_deadline_copy_the_machine)
 	EXPECT_EQ(ipc_mc_deadline(&t.m), t.m.deadline_ms);
 	EXPECT_NE(v.deadline_ms, IPC_NO_DEADLINE);
 }
+
+/* The broadcast search moves on after a miss: no failure, a fresh join. */
+TEST(mc_joining, bcast_next_purges_and_joins_full)
+{
+	Mc t;
+	t.joining_full();
+	t.tx(T0 + 1); /* a frame waits for the group */
+	ASSERT_EQ(t.m.queued, 1);
+	struct ipc_result r;
+	ipc_mc_bcast_next(&t.m, &t.c, T0 + 20, &r);
+	EXPECT_ACTS(r, IPC_ACT_PURGE_QUEUE | IPC_ACT_JOIN);
+	EXPECT_EQ(r.reason, IPC_R_NOT_JOINED);
+	EXPECT_EQ(r.join_type, IPC_JOIN_FULL);
+	EXPECT_EQ(t.state(), IPC_MC_JOINING);
+	EXPECT_EQ(t.m.queued, 0);
+	EXPECT_EQ(t.m.attempts, 1); /* a first attempt, for the new MGID */
+	EXPECT_FALSE(r.actions & IPC_ACT_LOG);
+	/* Nothing queued: nothing purged. */
+	ipc_mc_bcast_next(&t.m, &t.c, T0 + 30, &r);
+	EXPECT_ACTS(r, IPC_ACT_JOIN);
+}
