@@ -101,7 +101,13 @@ header-sections:
 	python3 $(CURDIR)/scripts/check-header-sections.py \
 		$(CURDIR)/driver/ipoib_ng.h $(CURDIR)/driver
 
-module-check: module-w1-all module-sparse checkpatch core-format header-sections
+# The shim edits no core result and reads no machine's field (design.rst).
+.PHONY: boundary-check
+boundary-check:
+	python3 $(CURDIR)/scripts/check-boundary.py $(CURDIR)/driver
+
+module-check: module-w1-all module-sparse checkpatch core-format header-sections \
+	boundary-check
 
 # dkms add, then build and install for every kernel of MODULE_KDIRS (the
 # module's version checked in each), then remove: nothing is left behind.
