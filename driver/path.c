@@ -269,10 +269,13 @@ static u64 ipn_path_deadline(struct ipn_entry *e)
 	return ipc_path_deadline(&ipn_path_of(e)->st);
 }
 
+/* A retry or a revalidation starts a query: counted as xmit's are. */
 static void ipn_path_timer(struct ipn_priv *priv, struct ipn_entry *e,
 			   u64 now, struct ipc_result *r)
 {
 	ipc_path_timer(&ipn_path_of(e)->st, &priv->path_cfg, now, &priv->rng, r);
+	if (r->actions & IPC_ACT_START_QUERY)
+		ipn_inc(priv, path_queries);
 }
 
 const struct ipn_entry_kind ipn_path_kind = {

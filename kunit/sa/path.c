@@ -76,6 +76,9 @@ static void sa_path_timeout(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, ipn_stat(priv, path_failures),
 			(u64)priv->path_cfg.max_attempts);
+	/* The retries are the timer's: counted too (bd3627a did not). */
+	KUNIT_EXPECT_EQ(test, ipn_stat(priv, path_queries),
+			(u64)priv->path_cfg.max_attempts);
 	KUNIT_EXPECT_EQ(test, kt_path_state(priv, kt_peer_gid),
 			IPC_PATH_FAILED);
 	KUNIT_EXPECT_GE(test, ipn_stat_drop(priv, IPC_R_NO_ROUTE), 1u);
