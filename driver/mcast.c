@@ -246,11 +246,40 @@ static void ipn_mcast_bcast_search(struct ipn_priv *priv,
 	spin_unlock_bh(&priv->lock);
 }
 
+/*
+ * The search found no broadcast group at any scope, and creating it is
+ * not allowed: the core went back to link-local (ipc_bsearch_missing()
+ * answered WAIT) and the group backs off. Its retry must look for the
+ * link-local group again, as the search starts there: the entry and
+ * dev->broadcast follow the search's scope now (a group the SM creates
+ * later is found by the next retry). Refused by a listener, they stay,
+ * as the search's next move would be. Control context (rtnl, ctl_mutex).
+ */
+static void ipn_mcast_bcast_rewind(struct ipn_priv *priv,
+				   struct ipn_mcast *mc)
+{
+	int ret;
+
+	ASSERT_RTNL();
+	lockdep_assert_held(&priv->ctl_mutex);
+	ret = ipn_dev_set_bcast_scope(priv, priv->bsearch.scope);
+	if (ret) {
+		netdev_warn(priv->dev, "cannot move to broadcast scope %x: %d\n",
+			    priv->bsearch.scope, ret);
+		return;
+	}
+	spin_lock_bh(&priv->lock);
+	if (!mc->e.dead && priv->bcast == mc)
+		ipn_mcast_rename(priv, mc, priv->ifid.bcast_gid);
+	spin_unlock_bh(&priv->lock);
+}
+
 /* A join finished. Control context (rtnl, ctl_mutex). */
 void ipn_mcast_join_complete(struct ipn_priv *priv, struct ipn_mcast *mc,
 			     int status)
 {
 	int step = IPC_BSEARCH_WAIT;
+	bool wrapped = false;
 	struct ipn_ah *ah = NULL, *old = NULL;
 	struct rdma_ah_attr attr;
 	struct ipc_result r;
@@ -282,9 +311,11 @@ void ipn_mcast_join_complete(struct ipn_priv *priv, struct ipn_mcast *mc,
 		mc->ah = ah;
 	}
 	/* No broadcast group of this scope: the core's search goes on. */
-	if (mc->is_bcast && status == -ENOENT)
+	if (mc->is_bcast && status == -ENOENT) {
 		step = ipc_bsearch_missing(&priv->bsearch,
 					   READ_ONCE(ipn_create_broadcast));
+		wrapped = step == IPC_BSEARCH_WAIT;
+	}
 	/* Moving on is not a failure: ipn_mcast_bcast_search() starts over. */
 	if (step == IPC_BSEARCH_WAIT) {
 		ipc_mc_join_done(&mc->st, &priv->mc_cfg, ipn_now_ms(), status,
@@ -301,6 +332,8 @@ out:
 		ipn_link_apply(priv, link_act);
 	if (step != IPC_BSEARCH_WAIT)
 		ipn_mcast_bcast_search(priv, mc, status);
+	else if (wrapped)
+		ipn_mcast_bcast_rewind(priv, mc);
 }
 
 /*

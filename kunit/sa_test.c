@@ -49,6 +49,7 @@ static struct kunit_case ipn_sa_cases[] = {
 	KUNIT_CASE(sa_pkey_appears),
 	KUNIT_CASE(sa_bcast_scope_search),
 	KUNIT_CASE(sa_bcast_create),
+	KUNIT_CASE(sa_bcast_search_starts_over),
 	KUNIT_CASE(sa_path_query),
 	KUNIT_CASE(sa_path_flush_while_resolving),
 	KUNIT_CASE(sa_path_stale_completion_ignored),

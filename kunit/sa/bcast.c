@@ -519,6 +519,41 @@ static void sa_bcast_create(struct kunit *test)
 }
 
 /*
+ * No broadcast group in any scope, and create_broadcast off: the group
+ * backs off, and its retry looks for the link-local group again, where
+ * the search starts (a group the SM creates later is found), with
+ * dev->broadcast back at link-local scope. Before, the retry joined the
+ * widest scope again, and the search went on from there: link-local was
+ * never looked at again until a down/up.
+ */
+static void sa_bcast_search_starts_over(struct kunit *test)
+{
+	struct ipn_priv *priv = ((struct kt_ctx *)test->priv)->priv;
+	static const u8 scopes[] = { 0x2, 0x5, 0x8, 0xe };
+	u8 link[16], mgid[16];
+	int i;
+
+	memcpy(link, priv->ifid.bcast_gid, 16);
+	for (i = 0; i < ARRAY_SIZE(scopes); i++) {
+		kt_scoped(mgid, link, scopes[i]);
+		KUNIT_ASSERT_TRUE_MSG(test, kt_wait(priv, 2000,
+						    kt_count_joins(mgid) > 0),
+				      "no join of scope %x", scopes[i]);
+		KUNIT_ASSERT_EQ(test, kt_answer_join(mgid, -EINVAL, 0, 0), 0);
+	}
+	/* The backoff's first delay is at most a second. */
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 3000, kt_count_joins(link) > 0));
+	kt_scoped(mgid, link, 0xe);
+	KUNIT_EXPECT_EQ(test, kt_count_joins(mgid), 0);
+	KUNIT_EXPECT_EQ(test, priv->dev->broadcast[5], 0x12);
+	KT_EXPECT_MEMEQ(test, priv->ifid.bcast_gid, link, 16);
+	/* Found this time: the link comes up on it. */
+	KUNIT_ASSERT_EQ(test, kt_answer_join(link, 0, KT_QKEY, IB_MTU_2048), 0);
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000,
+					netif_carrier_ok(priv->dev)));
+}
+
+/*
  * Stack groups added before the broadcast group is joined wait for it
  * (RFC 4391 s5: their joins carry its Q_Key, MTU, SL and rate): no SA
  * request, no failure counted, no "join failed" log; the broadcast join
