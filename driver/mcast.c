@@ -203,16 +203,21 @@ void ipn_mcast_apply(struct ipn_priv *priv, struct ipn_mcast *mc,
 }
 
 /*
- * The broadcast group search (ipc_bsearch_missing()) moved to another
- * scope, or to creating the group: the broadcast entry, which holds no
- * membership after the miss, takes the new MGID and the core starts it
- * over (ipc_mc_bcast_next: the frames for the old MGID purged, a join).
- * dev->broadcast follows, and with it the MGID of every IP group (RFC
- * 4391 s4: same scope). If the move is refused, the miss is a failure
- * after all (status, the join's). Control context (rtnl, ctl_mutex).
+ * The broadcast group search (ipc_bsearch_missing()) moved, after a miss
+ * (status) of the group: the entry and dev->broadcast follow the search's
+ * scope, and with it the MGID of every IP group (RFC 4391 s4: same
+ * scope). Moved on (another scope, or creating the group), the entry,
+ * which holds no membership after the miss, starts over there
+ * (ipc_mc_bcast_next: the frames for the old MGID purged, a join).
+ * Wrapped (no scope had it, creating is not allowed: back to
+ * link-local), the entry was fed the miss and backs off; its retry looks
+ * where the search starts. A listener's veto of the move restarts the
+ * search, and the miss is a failure after all. Control context (rtnl,
+ * ctl_mutex).
  */
-static void ipn_mcast_bcast_search(struct ipn_priv *priv,
-				   struct ipn_mcast *mc, int status)
+static void ipn_mcast_bcast_follow(struct ipn_priv *priv,
+				   struct ipn_mcast *mc, int status,
+				   bool wrapped)
 {
 	struct ipc_result r;
 	u64 now = ipn_now_ms();
@@ -222,55 +227,31 @@ static void ipn_mcast_bcast_search(struct ipn_priv *priv,
 	lockdep_assert_held(&priv->ctl_mutex);
 	ret = ipn_dev_set_bcast_scope(priv, priv->bsearch.scope);
 	spin_lock_bh(&priv->lock);
+	if (ret) {
+		netdev_warn(priv->dev, "cannot move to broadcast scope %x: %d\n",
+			    priv->bsearch.scope, ret);
+		ipc_bsearch_start(&priv->bsearch);
+	}
 	if (mc->e.dead) {
-		/* Freed meanwhile: nothing to start over. */
+		/* Freed meanwhile: nothing to follow. */
 	} else if (ret || priv->bcast != mc) {
-		if (ret) {
-			/* A listener vetoed the remapping: link-local, later. */
-			netdev_warn(priv->dev, "cannot move to broadcast scope %x: %d\n",
-				    priv->bsearch.scope, ret);
-			ipc_bsearch_start(&priv->bsearch);
+		/* Not moved: the miss stands (fed already when wrapped). */
+		if (!wrapped) {
+			ipc_mc_join_done(&mc->st, &priv->mc_cfg, now, status,
+					 ipn_mcast_routers_usable(priv, mc->mgid),
+					 &priv->rng, &r);
+			ipn_mcast_apply(priv, mc, &r, NULL);
 		}
-		ipc_mc_join_done(&mc->st, &priv->mc_cfg, now, status,
-				 ipn_mcast_routers_usable(priv, mc->mgid),
-				 &priv->rng, &r);
-		ipn_mcast_apply(priv, mc, &r, NULL);
 	} else {
 		netdev_dbg(priv->dev, "broadcast group: trying %pI6c%s\n",
 			   priv->ifid.bcast_gid,
 			   priv->bsearch.creating ? ", creating it" : "");
 		ipn_mcast_rename(priv, mc, priv->ifid.bcast_gid);
-		ipc_mc_bcast_next(&mc->st, &priv->mc_cfg, now, &r);
-		ipn_mcast_apply(priv, mc, &r, NULL);
+		if (!wrapped) {
+			ipc_mc_bcast_next(&mc->st, &priv->mc_cfg, now, &r);
+			ipn_mcast_apply(priv, mc, &r, NULL);
+		}
 	}
-	spin_unlock_bh(&priv->lock);
-}
-
-/*
- * The search found no broadcast group at any scope, and creating it is
- * not allowed: the core went back to link-local (ipc_bsearch_missing()
- * answered WAIT) and the group backs off. Its retry must look for the
- * link-local group again, as the search starts there: the entry and
- * dev->broadcast follow the search's scope now (a group the SM creates
- * later is found by the next retry). Refused by a listener, they stay,
- * as the search's next move would be. Control context (rtnl, ctl_mutex).
- */
-static void ipn_mcast_bcast_rewind(struct ipn_priv *priv,
-				   struct ipn_mcast *mc)
-{
-	int ret;
-
-	ASSERT_RTNL();
-	lockdep_assert_held(&priv->ctl_mutex);
-	ret = ipn_dev_set_bcast_scope(priv, priv->bsearch.scope);
-	if (ret) {
-		netdev_warn(priv->dev, "cannot move to broadcast scope %x: %d\n",
-			    priv->bsearch.scope, ret);
-		return;
-	}
-	spin_lock_bh(&priv->lock);
-	if (!mc->e.dead && priv->bcast == mc)
-		ipn_mcast_rename(priv, mc, priv->ifid.bcast_gid);
 	spin_unlock_bh(&priv->lock);
 }
 
@@ -316,7 +297,7 @@ void ipn_mcast_join_complete(struct ipn_priv *priv, struct ipn_mcast *mc,
 					   READ_ONCE(ipn_create_broadcast));
 		wrapped = step == IPC_BSEARCH_WAIT;
 	}
-	/* Moving on is not a failure: ipn_mcast_bcast_search() starts over. */
+	/* Moving on is not a failure: ipn_mcast_bcast_follow() starts over. */
 	if (step == IPC_BSEARCH_WAIT) {
 		ipc_mc_join_done(&mc->st, &priv->mc_cfg, ipn_now_ms(), status,
 				 ipn_mcast_routers_usable(priv, mc->mgid),
@@ -330,10 +311,8 @@ out:
 	ipn_ah_put(old);
 	if (link_act)
 		ipn_link_apply(priv, link_act);
-	if (step != IPC_BSEARCH_WAIT)
-		ipn_mcast_bcast_search(priv, mc, status);
-	else if (wrapped)
-		ipn_mcast_bcast_rewind(priv, mc);
+	if (step != IPC_BSEARCH_WAIT || wrapped)
+		ipn_mcast_bcast_follow(priv, mc, status, wrapped);
 }
 
 /*
