@@ -742,22 +742,6 @@ void ipn_flush_work(struct work_struct *work);
 void ipn_link_apply(struct ipn_priv *priv, u32 actions);
 int ipn_port_state(struct ipn_priv *priv, int *active, int *pkey_ok);
 
-/*
- * Give the control work ops to perform on e (IPC_ACT_* not of
- * IPC_ACT_AT_VERDICT, IPN_OP_*): entry.c's, inline for the completion
- * handlers that report. priv->lock held.
- */
-static inline void ipn_entry_queue_ops(struct ipn_priv *priv,
-				       struct ipn_entry *e, u32 ops)
-{
-	lockdep_assert_held(&priv->lock);
-	e->ops |= ops;
-	if (list_empty(&e->work))
-		list_add_tail(&e->work, (struct list_head *)((char *)priv +
-							     e->kind->work_off));
-	ipn_ctl_kick(priv);
-}
-
 /* allmulti.c */
 void ipn_allmulti_init(struct ipn_priv *priv);
 void ipn_allmulti_sync(struct ipn_priv *priv);
@@ -796,6 +780,22 @@ void ipn_entry_apply(struct ipn_priv *priv, struct ipn_entry *e,
 		     const struct ipc_result *r, struct sk_buff *skb);
 void ipn_entry_run(struct ipn_priv *priv, struct list_head *work);
 void ipn_entry_tick(struct ipn_priv *priv, struct ipn_entry *e, u64 now);
+
+/*
+ * Give the control work ops to perform on e (IPC_ACT_* not of
+ * IPC_ACT_AT_VERDICT, IPN_OP_*); inline for the completion handlers
+ * that report. priv->lock held.
+ */
+static inline void ipn_entry_queue_ops(struct ipn_priv *priv,
+				       struct ipn_entry *e, u32 ops)
+{
+	lockdep_assert_held(&priv->lock);
+	e->ops |= ops;
+	if (list_empty(&e->work))
+		list_add_tail(&e->work, (struct list_head *)((char *)priv +
+							     e->kind->work_off));
+	ipn_ctl_kick(priv);
+}
 
 /* path.c */
 extern const struct ipn_entry_kind ipn_path_kind;
