@@ -28,7 +28,6 @@
 #include <rdma/ib_cache.h>
 #include <rdma/ib_mad.h>
 
-#define IPN_AM_RETRY	(5 * HZ)	/* after a failed SA request */
 #define IPN_AM_TIMEOUT_MS	1000
 #define IPN_AM_RETRIES	3
 
@@ -38,11 +37,58 @@ static struct ipn_priv *ipn_am_port_priv(struct ipn_priv *priv)
 }
 
 /*
+ * Run the rx_mode work, which calls ipn_allmulti_sync(), at deadline (ms):
+ * a run already due sooner stays, a later one is brought forward.
+ */
+static void ipn_am_arm(struct ipn_priv *priv, u64 deadline)
+{
+	u64 now = ipn_now_ms();
+	unsigned long delay;
+
+	if (deadline == IPC_NO_DEADLINE)
+		return;
+	delay = deadline > now ? msecs_to_jiffies(deadline - now) : 0;
+	if (!queue_delayed_work(priv->wq, &priv->rx_mode_work, delay) &&
+	    time_after(READ_ONCE(priv->rx_mode_work.timer.expires),
+		       jiffies + delay))
+		mod_delayed_work(priv->wq, &priv->rx_mode_work, delay);
+}
+
+/*
+ * The machine's LOG: what failed (step, status), and when it is tried
+ * again; or, once, that RoCE has no SA.
+ */
+static void ipn_am_log(struct ipn_priv *priv, const struct ipc_result *r,
+		       const char *step, int status)
+{
+	u64 now = ipn_now_ms();
+
+	if (r->reason == IPC_AM_LOG_NO_SA) {
+		netdev_info(priv->dev, "all-multicast: RoCE has no SA to list the groups; only the stack's groups are joined\n");
+		return;
+	}
+	ipn_inc(priv, mc_failures);
+	net_warn_ratelimited("%s: all-multicast: %s: %d, again in %llu ms\n",
+			     priv->dev->name, step, status,
+			     r->deadline_ms > now ? r->deadline_ms - now : 0);
+}
+
+/* The mode's view of the interface, for a group decision. priv->lock. */
+static void ipn_am_link(struct ipn_priv *priv, struct ipc_am_link *k)
+{
+	lockdep_assert_held(&priv->lock);
+	k->bcast_gid = priv->ifid.bcast_gid;
+	k->mc_cfg = &priv->mc_cfg;
+	k->groups_max = priv->groups_max;
+	k->pad = 0;
+	k->now = ipn_now_ms();
+}
+
+/*
  * Send one request built by the core: the group list (trap 0), or the
  * InformInfo that subscribes to trap (or cancels it). The answer to it is
  * taken once its TID is in *expect (priv->am, or NULL for none), which is
- * set before the send, as the SA may answer at once. A list request
- * starts a new directory read (priv->am.gen, read_at). ctl_mutex held.
+ * set before the send, as the SA may answer at once. ctl_mutex held.
  */
 static int ipn_am_request(struct ipn_priv *priv, u64 *expect, int trap,
 			  int subscribe)
@@ -58,10 +104,6 @@ static int ipn_am_request(struct ipn_priv *priv, u64 *expect, int trap,
 	tid = (u64)priv->am.tid_hi << 32 | ++priv->am.tid_seq;
 	if (expect)
 		*expect = tid;
-	if (!trap) {
-		priv->am.gen++;
-		priv->am.read_at = ipn_now_ms();
-	}
 	spin_unlock_bh(&priv->lock);
 	if (trap)
 		ipc_sa_inform_req(mad, tid, trap, subscribe);
@@ -72,92 +114,128 @@ static int ipn_am_request(struct ipn_priv *priv, u64 *expect, int trap,
 	return ret;
 }
 
-/* A request not sent: all of it again after IPN_AM_RETRY. */
-static void ipn_am_unsent(struct ipn_priv *priv, int ret)
-{
-	net_warn_ratelimited("%s: all-multicast: SA request not sent: %d\n",
-			     priv->dev->name, ret);
-	ipn_allmulti_restart(priv);
-	queue_delayed_work(priv->wq, &priv->rx_mode_work, IPN_AM_RETRY);
-}
-
-/* Read the directory and subscribe. ctl_mutex held. */
-static void ipn_am_query(struct ipn_priv *priv)
-{
-	int ret;
-
-	lockdep_assert_held(&priv->ctl_mutex);
-	ret = ipn_am_request(priv, &priv->am.sub_tid[0],
-			     IPC_TRAP_MCG_CREATED, 1);
-	if (!ret)
-		ret = ipn_am_request(priv, &priv->am.sub_tid[1],
-				     IPC_TRAP_MCG_DELETED, 1);
-	if (!ret)
-		ret = ipn_am_request(priv, &priv->am.table_tid, 0, 0);
-	if (ret)
-		ipn_am_unsent(priv, ret);
-}
-
-/* Leave a NonMember group the mode joined. priv->lock held. */
-static void ipn_am_leave(struct ipn_priv *priv, struct ipn_mcast *mc, u64 now)
-{
-	struct ipc_result r;
-
-	lockdep_assert_held(&priv->lock);
-	priv->am.groups--;
-	ipc_mc_unsubscribe(&mc->st, &priv->mc_cfg, IPC_JOIN_NON, now, &r);
-	ipn_mcast_apply(priv, mc, &r, NULL);
-}
-
-/* One group of the directory, or a notice. priv->lock held. */
-static void ipn_am_group(struct ipn_priv *priv, const u8 *mgid, bool join)
+/* One group the directory lists, or a Report announces. priv->lock. */
+static void ipn_am_group(struct ipn_priv *priv, const u8 *mgid, bool listed)
 {
 	struct ipn_mcast *mc;
+	struct ipc_am_link k;
 	struct ipc_result r;
-	u64 now = ipn_now_ms();
+	u32 unmarked;
 
 	lockdep_assert_held(&priv->lock);
-	if (!priv->am.active || !ipc_allmulti_wants(priv->ifid.bcast_gid, mgid))
-		return;
+	ipn_am_link(priv, &k);
 	mc = ipn_mcast_find(priv, mgid);
-	if (join) {
-		/*
-		 * Review M3: NonMember groups, which the fabric creates and
-		 * nothing here evicts while joined, take at most half the
-		 * table; the stack's and send-only groups keep the rest.
-		 */
-		if (!mc && priv->am.groups >= priv->groups_max / 2)
-			return;
-		mc = mc ?: ipn_mcast_get(priv, mgid, IPC_SCOPE_LINK, false);
-		/* A full table: this group is not followed (said once). */
+	if (ipc_am_group(&priv->am.st, &k, mgid, listed, mc ? &mc->st : NULL,
+			 mc ? &mc->am_gen : &unmarked, &r) ==
+	    IPC_AM_GROUP_CREATE) {
+		/* No room made for it: nothing evicts for the mode. */
+		mc = ipn_mcast_get(priv, mgid, IPC_SCOPE_LINK, false);
 		if (IS_ERR(mc))
-			return;
-		/* Listed by the read in flight, or created since it began. */
-		mc->am_gen = priv->am.gen;
-		if (ipc_mc_wanted(&mc->st, IPC_JOIN_NON))
-			return;
-		priv->am.groups++;
-		ipc_mc_subscribe(&mc->st, &priv->mc_cfg, IPC_JOIN_NON, now, &r);
+			return;	/* a full table, said once */
+		ipc_am_group(&priv->am.st, &k, mgid, listed, &mc->st,
+			     &mc->am_gen, &r);
+	}
+	if (mc)
 		ipn_mcast_apply(priv, mc, &r, NULL);
-	} else if (mc && (ipc_mc_wanted(&mc->st, IPC_JOIN_NON))) {
-		ipn_am_leave(priv, mc, now);
+}
+
+/* SWEEP, or LEAVE_ALL: each group, as the core says. priv->lock held. */
+static void ipn_am_each(struct ipn_priv *priv, bool sweep)
+{
+	struct ipn_mcast *mc, *tmp;
+	struct ipc_am_link k;
+	struct ipc_result r;
+
+	lockdep_assert_held(&priv->lock);
+	ipn_am_link(priv, &k);
+	list_for_each_entry_safe(mc, tmp, &priv->mcasts, list) {
+		if (sweep)
+			ipc_am_sweep(&priv->am.st, &k, &mc->st, mc->am_gen, &r);
+		else
+			ipc_am_leave(&priv->am.st, &k, &mc->st, &r);
+		ipn_mcast_apply(priv, mc, &r, NULL);
 	}
 }
 
-/*
- * A complete directory read: the NonMember groups it does not list, and
- * that no Report created since it began, are gone from the SA (a trap 67
- * lost, or beyond the rate): left. priv->lock held.
- */
-static void ipn_am_sweep(struct ipn_priv *priv)
+static int ipn_am_start_agent(struct ipn_priv *priv)
 {
-	struct ipn_mcast *mc, *tmp;
-	u64 now = ipn_now_ms();
+	struct ipn_priv *port = ipn_am_port_priv(priv);
+	int ret;
 
-	lockdep_assert_held(&priv->lock);
-	list_for_each_entry_safe(mc, tmp, &priv->mcasts, list)
-		if ((ipc_mc_wanted(&mc->st, IPC_JOIN_NON)) && mc->am_gen != priv->am.gen)
-			ipn_am_leave(priv, mc, now);
+	ret = priv->sa->am_start(priv);
+	if (ret)
+		return ret;
+	spin_lock_bh(&port->am_port.lock);
+	list_add_tail(&priv->am.node, &port->am_port.list);
+	spin_unlock_bh(&port->am_port.lock);
+	return 0;
+}
+
+/* No Report and no answer reaches the mode after this. */
+static void ipn_am_stop_agent(struct ipn_priv *priv)
+{
+	struct ipn_priv *port = ipn_am_port_priv(priv);
+
+	spin_lock_bh(&port->am_port.lock);
+	list_del_init(&priv->am.node);
+	spin_unlock_bh(&port->am_port.lock);
+	spin_lock_bh(&priv->lock);
+	priv->am.table_tid = 0;
+	priv->am.sub_tid[0] = 0;
+	priv->am.sub_tid[1] = 0;
+	spin_unlock_bh(&priv->lock);
+	priv->sa->am_stop(priv);	/* waits for the agent's handlers */
+}
+
+/*
+ * Perform a result of the mode's machine, in bit order (IPC_AM_ACT_*).
+ * START_AGENT and the requests tell the machine how they went, and its
+ * answer (later bits only) is performed on. ctl_mutex held.
+ */
+static void ipn_am_perform(struct ipn_priv *priv, struct ipc_result *r)
+{
+	const char *step = NULL;
+	int ret = 0;
+
+	lockdep_assert_held(&priv->ctl_mutex);
+	if (r->actions & IPC_AM_ACT_UNSUBSCRIBE) {
+		/* Best effort: the agent goes right after. */
+		ipn_am_request(priv, NULL, IPC_TRAP_MCG_CREATED, 0);
+		ipn_am_request(priv, NULL, IPC_TRAP_MCG_DELETED, 0);
+	}
+	if (r->actions & IPC_AM_ACT_STOP_AGENT)
+		ipn_am_stop_agent(priv);
+	if (r->actions & IPC_AM_ACT_LEAVE_ALL) {
+		spin_lock_bh(&priv->lock);
+		ipn_am_each(priv, false);
+		spin_unlock_bh(&priv->lock);
+		ipn_mcast_run(priv);
+	}
+	if (r->actions & IPC_AM_ACT_START_AGENT) {
+		ret = ipn_am_start_agent(priv);
+		spin_lock_bh(&priv->lock);
+		ipc_am_started(&priv->am.st, ret, ipn_now_ms(), &priv->rng, r);
+		spin_unlock_bh(&priv->lock);
+		step = "no MAD agent";
+	}
+	if (r->actions & IPC_AM_ACT_SUBSCRIBE) {
+		ret = ipn_am_request(priv, &priv->am.sub_tid[0],
+				     IPC_TRAP_MCG_CREATED, 1);
+		if (!ret)
+			ret = ipn_am_request(priv, &priv->am.sub_tid[1],
+					     IPC_TRAP_MCG_DELETED, 1);
+	}
+	if (!ret && (r->actions & IPC_AM_ACT_READ))
+		ret = ipn_am_request(priv, &priv->am.table_tid, 0, 0);
+	if (ret && (r->actions & (IPC_AM_ACT_SUBSCRIBE | IPC_AM_ACT_READ))) {
+		spin_lock_bh(&priv->lock);
+		ipc_am_unsent(&priv->am.st, ret, ipn_now_ms(), &priv->rng, r);
+		spin_unlock_bh(&priv->lock);
+		step = "SA request not sent";
+	}
+	if (r->actions & IPC_AM_ACT_LOG)
+		ipn_am_log(priv, r, step, ret);
+	ipn_am_arm(priv, r->deadline_ms);
 }
 
 /*
@@ -168,51 +246,61 @@ static void ipn_am_sweep(struct ipn_priv *priv)
 void ipn_allmulti_answer(struct ipn_priv *priv, u64 tid, const u8 *buf,
 			 u32 len, int status)
 {
+	struct ipc_result r;
+	int which, ret = status;
+	bool awaited;
 	u32 pos = 0;
 	u8 mgid[16];
-	bool retry = false;
-	int ret = status;
 
 	spin_lock_bh(&priv->lock);
-	if (!priv->am.active)
-		goto out;
-	if (tid == priv->am.table_tid) {
+	if (!tid) {
+		which = -1;
+	} else if (tid == priv->am.table_tid) {
+		which = 0;
 		priv->am.table_tid = 0;
+	} else if (tid == priv->am.sub_tid[0]) {
+		which = IPC_TRAP_MCG_CREATED;
+	} else if (tid == priv->am.sub_tid[1]) {
+		which = IPC_TRAP_MCG_DELETED;
+	} else {
+		which = -1;	/* an unsubscription, or stale */
+	}
+	if (which < 0) {
+		spin_unlock_bh(&priv->lock);
+		return;
+	}
+	if (!which) {
 		while (!ret && (ret = ipc_sa_mcmember_table_next(buf, len, tid,
 								 &pos,
 								 mgid)) == 1) {
 			ipn_am_group(priv, mgid, true);
 			ret = 0;
 		}
-		if (!ret)
-			ipn_am_sweep(priv);
-	} else if (tid == priv->am.sub_tid[0] || tid == priv->am.sub_tid[1]) {
-		if (!ret)
-			ret = ipc_sa_inform_resp_check(buf, len, tid);
-	} else {
-		goto out;	/* an unsubscription, or stale */
+	} else if (!ret) {
+		ret = ipc_sa_inform_resp_check(buf, len, tid);
 	}
-	retry = ret != 0;
-out:
+	awaited = ipc_am_answer(&priv->am.st, which, ret, ipn_now_ms(),
+				&priv->rng, &r);
+	if (awaited && (r.actions & IPC_AM_ACT_SWEEP))
+		ipn_am_each(priv, true);
 	spin_unlock_bh(&priv->lock);
-	if (retry) {
-		net_warn_ratelimited("%s: all-multicast: the SA answered %d, again in %d s\n",
-				     priv->dev->name, ret, IPN_AM_RETRY / HZ);
-		ipn_inc(priv, mc_failures);
-		ipn_allmulti_restart(priv);
-		queue_delayed_work(priv->wq, &priv->rx_mode_work, IPN_AM_RETRY);
-	} else {
-		ipn_ctl_kick(priv);
-	}
+	if (!awaited)
+		return;
+	if (r.actions & IPC_AM_ACT_LOG)
+		ipn_am_log(priv, &r, "the SA answered", ret);
+	ipn_am_arm(priv, r.deadline_ms);
+	ipn_ctl_kick(priv);
 }
 
 /*
  * A Report beyond the rate (ipc_notice_admit): answered, not acted on;
- * every interface in the mode reads the directory again when the core
- * says (ipn_allmulti_sync, ipc_notice_reread). am_port.lock held.
+ * every interface in the mode syncs once they may have stopped, and the
+ * machine reads the directory again when the rate says (ipc_am_sync()).
+ * am_port.lock held.
  */
 static void ipn_am_limited(struct ipn_priv *port_priv)
 {
+	u64 quiet = ipn_now_ms() + IPC_NOTICE_QUIET_MS;
 	struct ipn_priv *priv;
 
 	lockdep_assert_held(&port_priv->am_port.lock);
@@ -220,38 +308,8 @@ static void ipn_am_limited(struct ipn_priv *port_priv)
 	netdev_warn_once(port_priv->dev,
 			 "SA Reports beyond %u a second: not acted on; the group directory is read again once they stop (sa_reports_limited)\n",
 			 IPC_NOTICE_RATE);
-	/* Not later than it was: the stack's groups wait in it too. */
 	list_for_each_entry(priv, &port_priv->am_port.list, am.node)
-		queue_delayed_work(priv->wq, &priv->rx_mode_work,
-				   msecs_to_jiffies(IPC_NOTICE_QUIET_MS));
-}
-
-/*
- * Reports were refused since this interface last read the directory: read
- * it again when the core says, or arm the rx_mode work for then (it runs
- * this). ctl_mutex held.
- */
-static void ipn_am_reread(struct ipn_priv *priv, u64 now)
-{
-	struct ipn_priv *port = ipn_am_port_priv(priv);
-	u64 read_at, deadline;
-	int due, ret;
-
-	lockdep_assert_held(&priv->ctl_mutex);
-	spin_lock_bh(&priv->lock);
-	read_at = priv->am.read_at;
-	spin_unlock_bh(&priv->lock);
-	spin_lock_bh(&port->am_port.lock);
-	due = ipc_notice_reread(&port->am_port.rate, read_at, now, &deadline);
-	spin_unlock_bh(&port->am_port.lock);
-	if (due) {
-		ret = ipn_am_request(priv, &priv->am.table_tid, 0, 0);
-		if (ret)
-			ipn_am_unsent(priv, ret);
-	} else if (deadline != IPC_NO_DEADLINE) {
-		queue_delayed_work(priv->wq, &priv->rx_mode_work,
-				   msecs_to_jiffies(deadline - now));
-	}
+		ipn_am_arm(priv, quiet);
 }
 
 /*
@@ -298,123 +356,75 @@ int ipn_allmulti_notice(struct ipn_priv *port_priv, u16 slid, u16 sm_lid,
 	return 0;
 }
 
-static int ipn_am_start(struct ipn_priv *priv)
-{
-	struct ipn_priv *port = ipn_am_port_priv(priv);
-	int ret;
-
-	ret = priv->sa->am_start(priv);
-	if (ret)
-		return ret;
-	spin_lock_bh(&port->am_port.lock);
-	list_add_tail(&priv->am.node, &port->am_port.list);
-	spin_unlock_bh(&port->am_port.lock);
-	spin_lock_bh(&priv->lock);
-	priv->am.active = true;
-	priv->am.groups = 0;
-	spin_unlock_bh(&priv->lock);
-	return 0;
-}
-
 /*
- * Leave the mode: the subscriptions are cancelled (best effort: the
- * agent goes right after), the NonMember memberships left. ctl_mutex.
+ * The interface is going down: leave the mode now, while the QP can
+ * still send the cancellations. ctl_mutex held.
  */
 void ipn_allmulti_stop(struct ipn_priv *priv)
 {
-	struct ipn_priv *port = ipn_am_port_priv(priv);
-	struct ipn_mcast *mc, *tmp;
-	u64 now;
+	struct ipc_result r;
 
-	if (!priv->am.on)
-		return;
-	if (priv->up) {
-		ipn_am_request(priv, NULL, IPC_TRAP_MCG_CREATED, 0);
-		ipn_am_request(priv, NULL, IPC_TRAP_MCG_DELETED, 0);
-	}
-	spin_lock_bh(&port->am_port.lock);
-	list_del(&priv->am.node);
-	spin_unlock_bh(&port->am_port.lock);
 	spin_lock_bh(&priv->lock);
-	priv->am.active = false;
-	priv->am.table_tid = 0;
-	priv->am.sub_tid[0] = 0;
-	priv->am.sub_tid[1] = 0;
+	ipc_am_stop(&priv->am.st, priv->up, &r);
 	spin_unlock_bh(&priv->lock);
-	priv->sa->am_stop(priv);	/* no answer runs after this */
-	priv->am.on = false;
-
-	now = ipn_now_ms();
-	spin_lock_bh(&priv->lock);
-	list_for_each_entry_safe(mc, tmp, &priv->mcasts, list)
-		if (ipc_mc_wanted(&mc->st, IPC_JOIN_NON))
-			ipn_am_leave(priv, mc, now);
-	priv->am.groups = 0;
-	spin_unlock_bh(&priv->lock);
-	ipn_mcast_run(priv);
+	ipn_am_perform(priv, &r);
 }
 
 /*
- * Follow the device's flags: called by the rx_mode work (rtnl,
- * ctl_mutex), with the link up. A restart (the link was flushed: the
- * memberships and maybe the SA's subscriptions are gone) reads the
- * directory and subscribes again.
+ * Follow the device's flags and the machine's deadline: called by the
+ * rx_mode work (rtnl, ctl_mutex).
  */
 void ipn_allmulti_sync(struct ipn_priv *priv)
 {
+	struct ipn_priv *port = ipn_am_port_priv(priv);
 	unsigned int flags = priv->dev->flags;
-	bool want = ipc_allmulti_mode(priv->up, !!(flags & IFF_ALLMULTI),
-				      !!(flags & IFF_PROMISC),
-				      READ_ONCE(ipn_promisc_allmulti));
-	bool restart;
+	struct ipc_am_flags f = {
+		.up = priv->up,
+		.allmulti = !!(flags & IFF_ALLMULTI),
+		.promisc = !!(flags & IFF_PROMISC),
+		.promisc_too = READ_ONCE(ipn_promisc_allmulti),
+		.has_sa = priv->ops->sa_directory && priv->sa->am_start,
+	};
+	struct ipc_notice_rate rate;
+	struct ipc_result r;
 
 	ASSERT_RTNL();
 	lockdep_assert_held(&priv->ctl_mutex);
-	if (!want) {
-		ipn_allmulti_stop(priv);
-		return;
-	}
-	if (!priv->ops->sa_directory || !priv->sa->am_start) {
-		if (!priv->am.told) {
-			netdev_info(priv->dev, "all-multicast: RoCE has no SA to list the groups; only the stack's groups are joined\n");
-			priv->am.told = true;
-		}
-		return;
-	}
+	spin_lock_bh(&port->am_port.lock);
+	rate = port->am_port.rate;
+	spin_unlock_bh(&port->am_port.lock);
 	spin_lock_bh(&priv->lock);
-	restart = priv->am.restart;
-	priv->am.restart = false;
+	ipc_am_sync(&priv->am.st, &f, &rate, ipn_now_ms(), &r);
 	spin_unlock_bh(&priv->lock);
-	if (priv->am.on && !restart) {
-		ipn_am_reread(priv, ipn_now_ms());
-		return;
-	}
-	if (!priv->am.on) {
-		int ret = ipn_am_start(priv);
-
-		if (ret) {
-			net_warn_ratelimited("%s: all-multicast: no MAD agent: %d\n",
-					     priv->dev->name, ret);
-			queue_delayed_work(priv->wq, &priv->rx_mode_work,
-					   IPN_AM_RETRY);
-			return;
-		}
-		priv->am.on = true;
-	}
-	ipn_am_query(priv);
+	ipn_am_perform(priv, &r);
 }
 
-/* The link was flushed: read the directory again at the next sync. */
-void ipn_allmulti_restart(struct ipn_priv *priv)
+/*
+ * The link was flushed: the memberships are made again and the SA may
+ * have lost the subscriptions. true if the interface is in the mode: the
+ * caller runs the rx_mode work, whose sync subscribes and reads again.
+ */
+bool ipn_allmulti_flushed(struct ipn_priv *priv)
 {
+	bool in;
+
 	spin_lock_bh(&priv->lock);
-	priv->am.restart = true;
+	in = ipc_am_flushed(&priv->am.st);
 	spin_unlock_bh(&priv->lock);
+	return in;
+}
+
+/* An entry goes: the mode's count of its groups follows. priv->lock. */
+void ipn_allmulti_forget(struct ipn_priv *priv, const struct ipc_mc *st)
+{
+	lockdep_assert_held(&priv->lock);
+	ipc_am_forget(&priv->am.st, st);
 }
 
 void ipn_allmulti_init(struct ipn_priv *priv)
 {
 	INIT_LIST_HEAD(&priv->am.node);
+	ipc_am_init(&priv->am.st);
 	spin_lock_init(&priv->am_port.lock);
 	INIT_LIST_HEAD(&priv->am_port.list);
 	ipc_notice_rate_init(&priv->am_port.rate, ipn_now_ms());

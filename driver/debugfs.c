@@ -3,9 +3,10 @@
  * debugfs.c - the state of paths, multicast groups and connections, for
  * the administrator: /sys/kernel/debug/ipoib_ng/<ibdev>-<port>-<pkey>/path,
  * mcg and conns, one line per entry, "key value" pairs after the GID (the
- * core's view of each machine, struct ipc_view). Named by port
- * and P_Key rather than by interface, which can be renamed and can share a
- * name with another interface in another namespace; a second interface in
+ * core's view of each machine, struct ipc_view), and allmulti, the
+ * all-multicast mode's line. Named by port and P_Key rather than by
+ * interface, which can be renamed and can share a name with another
+ * interface in another namespace; a second interface in
  * the same partition gets -<QPN> appended.
  */
 #include <linux/debugfs.h>
@@ -127,6 +128,22 @@ static int ipn_conns_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(ipn_conns);
 
+/* The all-multicast mode (RFC 4391 s11): the core's machine. */
+static int ipn_allmulti_show(struct seq_file *m, void *v)
+{
+	struct ipn_priv *priv = m->private;
+	struct ipc_view st;
+
+	spin_lock_bh(&priv->lock);
+	ipc_am_view(&priv->am.st, &st);
+	spin_unlock_bh(&priv->lock);
+	seq_printf(m, "state %s attempts %u groups %u retry_ms %llu\n",
+		   st.state, st.attempts, st.members,
+		   ipn_ms_left(st.deadline_ms, ipn_now_ms()));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(ipn_allmulti);
+
 /* Best effort, as debugfs is: a failure leaves the files out. */
 void ipn_debugfs_add(struct ipn_priv *priv)
 {
@@ -148,6 +165,8 @@ void ipn_debugfs_add(struct ipn_priv *priv)
 	debugfs_create_file("mcg", 0400, priv->debugfs, priv, &ipn_mcg_fops);
 	debugfs_create_file("conns", 0400, priv->debugfs, priv,
 			    &ipn_conns_fops);
+	debugfs_create_file("allmulti", 0400, priv->debugfs, priv,
+			    &ipn_allmulti_fops);
 }
 
 /* Waits for readers in progress: priv may be freed afterwards. */

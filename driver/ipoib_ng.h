@@ -289,13 +289,7 @@ struct ipn_am {
 	u64 sub_tid[2];
 	u32 tid_hi;			/* the agent's, in every TID */
 	u32 tid_seq;
-	u32 gen;			/* directory reads sent (priv->lock) */
-	u64 read_at;			/* ms of the last (priv->lock) */
-	unsigned int groups;		/* NonMember groups (priv->lock) */
-	bool on;			/* in the mode (ctl_mutex) */
-	bool active;			/* answers are taken (priv->lock) */
-	bool restart;			/* read the directory again */
-	bool told;			/* RoCE: said once that it cannot */
+	struct ipc_am st;		/* the core's machine (priv->lock) */
 };
 
 /* The SA's Reports to a port, in the port's interface (allmulti.c). */
@@ -746,7 +740,8 @@ int ipn_port_state(struct ipn_priv *priv, int *active, int *pkey_ok);
 void ipn_allmulti_init(struct ipn_priv *priv);
 void ipn_allmulti_sync(struct ipn_priv *priv);
 void ipn_allmulti_stop(struct ipn_priv *priv);
-void ipn_allmulti_restart(struct ipn_priv *priv);
+bool ipn_allmulti_flushed(struct ipn_priv *priv);
+void ipn_allmulti_forget(struct ipn_priv *priv, const struct ipc_mc *st);
 void ipn_allmulti_answer(struct ipn_priv *priv, u64 tid, const u8 *buf,
 			 u32 len, int status);
 int ipn_allmulti_notice(struct ipn_priv *port_priv, u16 slid, u16 sm_lid,

@@ -43,6 +43,7 @@ static void ipn_mcast_teardown(struct ipn_priv *priv, struct ipn_mcast *mc)
 	struct ipc_result r;
 
 	lockdep_assert_held(&priv->lock);
+	ipn_allmulti_forget(priv, &mc->st);
 	ipc_mc_destroy(&mc->st, &r);	/* FREE always */
 	ipn_mcast_apply(priv, mc, &r, NULL);
 }
@@ -78,9 +79,6 @@ static void ipn_mcast_evict(struct ipn_priv *priv, u64 now, bool whole)
 	}
 	priv->mc_evict_bkt = bkt;
 	if (victim) {
-		/* The all-multicast mode's count follows its groups. */
-		if ((ipc_mc_wanted(&victim->st, IPC_JOIN_NON)) && priv->am.groups)
-			priv->am.groups--;
 		ipn_mcast_teardown(priv, victim);
 		ipn_inc(priv, mc_evictions);
 	}
@@ -496,7 +494,7 @@ int ipn_mcast_join_bcast(struct ipn_priv *priv)
 		 * (HELD) for the broadcast group's parameters. So do the
 		 * NonMember ones of the all-multicast mode.
 		 */
-		ipn_allmulti_restart(priv);
+		ipn_allmulti_flushed(priv);
 		mod_delayed_work(priv->wq, &priv->rx_mode_work, 0);
 	}
 	spin_lock_bh(&priv->lock);
@@ -534,10 +532,8 @@ void ipn_mcast_flush_all(struct ipn_priv *priv)
 	spin_unlock_bh(&priv->lock);
 	ipn_mcast_run(priv);
 	/* The SA may have lost our subscriptions (client reregister). */
-	if (priv->am.on) {
-		ipn_allmulti_restart(priv);
+	if (ipn_allmulti_flushed(priv))
 		mod_delayed_work(priv->wq, &priv->rx_mode_work, 0);
-	}
 }
 
 /* Interface down or gone: leave everything now. Control context. */

@@ -261,7 +261,7 @@ inline void view_clear(struct ipc_view *v)
 	v->queued = 0;
 	v->pad = 0;
 	v->last_status = 0;
-	v->pad2 = 0;
+	v->members = 0;
 	v->deadline_ms = IPC_NO_DEADLINE;
 }
 
@@ -333,6 +333,11 @@ public:
 	{
 		r_->actions |= a;
 		r_->reason = static_cast<u8>(why);
+	}
+	/* The reason of a machine's own LOG (enum ipc_am_log). */
+	void why(u8 code)
+	{
+		r_->reason = code;
 	}
 	void join(u8 type)
 	{

@@ -478,7 +478,7 @@ struct ipc_view {
 	ipc_u16 queued;		/* frames the shim holds for it */
 	ipc_u16 pad;
 	ipc_s32 last_status;	/* of the last query, join or connect */
-	ipc_u32 pad2;
+	ipc_u32 members;	/* all-multicast: the NonMember groups held */
 	ipc_u64 deadline_ms;	/* the next timer call, or IPC_NO_DEADLINE */
 };
 
@@ -962,23 +962,6 @@ int ipc_cm_failed(const struct ipc_cm *c);
 /* ------------------------------------------------------------------ */
 /* Promiscuous multicast for routers (RFC 4391 s11) and its SA MADs     */
 /* ------------------------------------------------------------------ */
-/*
- * s11 B: the groups a router joins as NonMember: an IPv4 or IPv6
- * signature (s4) and this link's P_Key and scope (the broadcast GID's),
- * not the broadcast group itself (FullMember already). 1 or 0.
- */
-int ipc_allmulti_wants(const ipc_u8 bcast_gid[16], const ipc_u8 mgid[16]);
-
-/*
- * Whether an interface that is up runs the s11 emulation, from its flags.
- * s11 is the promiscuous MULTICAST mode routers need, which Linux calls
- * IFF_ALLMULTI (ip link set allmulticast on; multicast routing sets it).
- * IFF_PROMISC alone is what tcpdump sets: it enters the mode only when
- * promisc_too (module parameter promisc_allmulti), since on a large
- * fabric the mode NonMember-joins every IPoIB group of the link (review
- * M3). 1 or 0.
- */
-int ipc_allmulti_mode(int up, int allmulti, int promisc, int promisc_too);
 
 /*
  * SA MADs (IBA s13.4, s15.2): 256 bytes, the common MAD header (24), the
@@ -1054,21 +1037,167 @@ void ipc_notice_rate_init(struct ipc_notice_rate *n, ipc_u64 now);
 /* A Report at now (ms): 1 to act on it, 0 not (refused). */
 int ipc_notice_admit(struct ipc_notice_rate *n, ipc_u64 now);
 /*
- * Whether an interface of the port that last asked for the directory at
- * read_at (ms) is to ask again at now: 1; or 0 with *deadline, when to
- * ask this again (IPC_NO_DEADLINE: no Report refused since read_at).
- * Due IPC_NOTICE_QUIET_MS after the last refusal, and at the latest
- * IPC_NOTICE_REREAD_MAX_MS after the first one since read_at.
- */
-int ipc_notice_reread(const struct ipc_notice_rate *n, ipc_u64 read_at,
-		      ipc_u64 now, ipc_u64 *deadline);
-/*
  * An unsolicited SubnAdmReport(Notice). Returns the trap number (mgid
  * filled for traps 64-67) or -IPC_EPROTO. resp (256 bytes) gets the
  * SubnAdmReportResp the SA waits for (same TID and Notice).
  */
 int ipc_sa_notice_parse(const ipc_u8 *mad, ipc_u32 len, ipc_u8 mgid[16],
 			ipc_u8 resp[256]);
+
+/*
+ * The mode's machine, one per interface (the shim's memory, under the
+ * lock it keeps its groups under): whether the interface is in the mode,
+ * its requests to the SA, their retry. The shim performs the actions of
+ * a result in bit order (IPC_AM_ACT_*) and tells the outcome of each
+ * that has one; it calls ipc_am_sync() whenever the flags may have
+ * changed and at r->deadline_ms.
+ *
+ *   OFF      --sync: wanted, an SA---------------> STARTING  START_AGENT
+ *   STARTING --started(0)------------------------> QUERYING  SUBSCRIBE, READ
+ *   QUERYING --the three answers, all good-------> ON        (SWEEP after the table)
+ *   ON       --sync: Reports refused since the
+ *              read, and the notice rate says so--> QUERYING  READ
+ *   STARTING/QUERYING/ON --a failure--------------> BACKOFF   LOG
+ *   BACKOFF  --sync at the deadline--------------> STARTING or QUERYING, as after it
+ *   QUERYING/ON --flushed, then sync-------------> QUERYING  SUBSCRIBE, READ
+ *   any      --sync: not wanted------------------> OFF       UNSUBSCRIBE, STOP_AGENT,
+ *                                                            LEAVE_ALL, as held
+ *
+ * A failure is a request not sent, an SA that answered with an error or
+ * not at all, or no MAD agent. The retry waits ipc_backoff_ms() of
+ * IPC_AM_RETRY_BASE_MS .. IPC_AM_RETRY_CAP_MS, jittered, so that the
+ * routers of a fabric that lost its SA together do not come back
+ * together; it starts over (the subscriptions may be lost with what
+ * failed). The first good answer of a series ends it.
+ */
+enum ipc_am_state {
+	IPC_AM_OFF = 0,		/* not in the mode: no agent, no group */
+	IPC_AM_STARTING,	/* START_AGENT asked, ipc_am_started() awaited */
+	IPC_AM_QUERYING,	/* requests out: answers awaited */
+	IPC_AM_ON,		/* subscribed, the directory read */
+	IPC_AM_BACKOFF,		/* a failure: again at the deadline */
+	IPC_AM_STATE_COUNT
+};
+#define IPC_AM_ACT_UNSUBSCRIBE	0x01u	/* cancel the traps 66, 67 subscriptions (no answer awaited) */
+#define IPC_AM_ACT_STOP_AGENT	0x02u	/* unregister the MAD agent: no answer after it */
+#define IPC_AM_ACT_LEAVE_ALL	0x04u	/* ipc_am_leave() every group the shim has */
+#define IPC_AM_ACT_START_AGENT	0x08u	/* register it, then ipc_am_started() */
+#define IPC_AM_ACT_SUBSCRIBE	0x10u	/* InformInfo, traps 66 then 67 */
+#define IPC_AM_ACT_READ		0x20u	/* the directory's table, a new read (ipc_am_gen()) */
+#define IPC_AM_ACT_SWEEP	0x40u	/* ipc_am_sweep() every group the shim has */
+#define IPC_AM_ACT_LOG		0x80u	/* one line, the reason in r->reason (IPC_AM_LOG_*) */
+enum ipc_am_log {
+	IPC_AM_LOG_NO_SA = 1,	/* wanted, but the port has no SA (RoCE): once */
+	IPC_AM_LOG_FAILED,	/* the status the shim gave; again at r->deadline_ms */
+};
+#define IPC_AM_RETRY_BASE_MS	5000u
+#define IPC_AM_RETRY_CAP_MS	300000u
+/* The mode's NonMember groups take at most 1/IPC_AM_GROUPS_SHARE of the table. */
+#define IPC_AM_GROUPS_SHARE	2u
+
+struct ipc_am {
+	ipc_u8 state;		/* enum ipc_am_state */
+	ipc_u8 pending;		/* answers awaited: table, traps 66, 67 */
+	ipc_u8 attempts;	/* failures in a row */
+	ipc_u8 agent;		/* START_AGENT succeeded, no STOP_AGENT since */
+	ipc_u8 restart;		/* flushed: subscribe and read again */
+	ipc_u8 told;		/* IPC_AM_LOG_NO_SA said */
+	ipc_u16 pad;
+	ipc_u32 gen;		/* directory reads asked for */
+	ipc_u32 groups;		/* NonMember memberships the mode holds */
+	ipc_u64 read_at;	/* ms of the last READ */
+	ipc_u64 deadline_ms;	/* the retry, or the next re-read */
+};
+void ipc_am_init(struct ipc_am *am);
+
+/* What ipc_am_sync() looks at. */
+struct ipc_am_flags {
+	ipc_u8 up;		/* the interface is up (its link machine's admin_up) */
+	ipc_u8 allmulti;	/* IFF_ALLMULTI */
+	ipc_u8 promisc;		/* IFF_PROMISC */
+	ipc_u8 promisc_too;	/* module parameter promisc_allmulti */
+	ipc_u8 has_sa;		/* the port has an SA with a group directory (IB) */
+	ipc_u8 pad[3];
+};
+/*
+ * The flags (rate: the port's Reports, for the re-read) at now. s11 is
+ * the promiscuous MULTICAST mode routers need, which Linux calls
+ * IFF_ALLMULTI (ip link set allmulticast on; multicast routing sets it).
+ * IFF_PROMISC alone is what tcpdump sets: it enters the mode only with
+ * promisc_too, since on a large fabric the mode NonMember-joins every
+ * IPoIB group of the link (review M3).
+ */
+void ipc_am_sync(struct ipc_am *am, const struct ipc_am_flags *f,
+		 const struct ipc_notice_rate *rate, ipc_u64 now,
+		 struct ipc_result *r);
+/*
+ * Leave the mode now, whatever the flags: the interface is going down.
+ * can_send: its requests can still go (cancel the subscriptions).
+ */
+void ipc_am_stop(struct ipc_am *am, int can_send, struct ipc_result *r);
+/* The outcome of START_AGENT: 0 or -errno. */
+void ipc_am_started(struct ipc_am *am, int status, ipc_u64 now,
+		    struct ipc_rng *rng, struct ipc_result *r);
+/*
+ * A request of SUBSCRIBE or READ was not sent (-errno): the shim sends
+ * none of the rest of the result.
+ */
+void ipc_am_unsent(struct ipc_am *am, int status, ipc_u64 now,
+		   struct ipc_rng *rng, struct ipc_result *r);
+/*
+ * The answer to a request: which is 0 for the table, or the trap of a
+ * subscription; status 0 for a good one, else -errno (an error status,
+ * a timeout). Returns 1 if it was awaited, 0 for one that is not (the
+ * mode left, a failure since): then r has nothing.
+ */
+int ipc_am_answer(struct ipc_am *am, int which, int status, ipc_u64 now,
+		  struct ipc_rng *rng, struct ipc_result *r);
+/*
+ * The link was flushed: the SA may have lost the subscriptions (client
+ * reregister) and the memberships are made again. 1 if the shim is to
+ * call ipc_am_sync() (in the mode), else 0.
+ */
+int ipc_am_flushed(struct ipc_am *am);
+/* The read in flight, or the last: the shim marks the groups it lists. */
+ipc_u32 ipc_am_gen(const struct ipc_am *am);
+const char *ipc_am_state_name(int state);
+void ipc_am_view(const struct ipc_am *am, struct ipc_view *v);
+
+/* What a group decision of the mode needs of the interface. */
+struct ipc_am_link {
+	const ipc_u8 *bcast_gid;	/* 16 bytes: this link's signature */
+	const struct ipc_mc_cfg *mc_cfg;
+	ipc_u32 groups_max;	/* the interface's group table */
+	ipc_u32 pad;
+	ipc_u64 now;
+};
+#define IPC_AM_GROUP_CREATE	1	/* make an entry (evicting none), ask again */
+/*
+ * A group the directory lists (listed 1) or a Report announces (trap 66:
+ * listed 1, trap 67: 0). s11 B: a router joins as NonMember the groups
+ * with an IPv4 or IPv6 signature (s4) and this link's P_Key and scope,
+ * not the broadcast group (FullMember already). mc is the shim's entry
+ * for mgid or NULL; *mc_gen the read that last listed it, which the shim
+ * keeps beside it. Returns IPC_AM_GROUP_CREATE (no entry yet, and room
+ * for one: review M3, the mode's NonMember groups, which nothing evicts
+ * while joined, take at most a share of the table), or 0 with r the
+ * entry's result (a NonMember subscribe or unsubscribe, or nothing).
+ */
+int ipc_am_group(struct ipc_am *am, const struct ipc_am_link *k,
+		 const ipc_u8 mgid[16], int listed, struct ipc_mc *mc,
+		 ipc_u32 *mc_gen, struct ipc_result *r);
+/*
+ * SWEEP, for each entry: one whose NonMember membership the last read
+ * did not list, and that no Report created since it began, is gone from
+ * the SA (a trap 67 lost, or beyond the rate): r leaves it.
+ */
+void ipc_am_sweep(struct ipc_am *am, const struct ipc_am_link *k,
+		  struct ipc_mc *mc, ipc_u32 mc_gen, struct ipc_result *r);
+/* LEAVE_ALL, for each entry: r leaves the mode's membership, if any. */
+void ipc_am_leave(struct ipc_am *am, const struct ipc_am_link *k,
+		  struct ipc_mc *mc, struct ipc_result *r);
+/* An entry is freed (evicted, torn down): its membership is uncounted. */
+void ipc_am_forget(struct ipc_am *am, const struct ipc_mc *mc);
 
 #ifdef __cplusplus
 }

@@ -17,4 +17,5 @@
 #include "mc.cpp"
 #include "link.cpp"
 #include "sa.cpp"
+#include "allmulti.cpp"
 #include "cm.cpp"

@@ -143,45 +143,6 @@ extern "C" int ipc_notice_admit(struct ipc_notice_rate *n, ipc_u64 now)
 	return 0;
 }
 
-extern "C" int ipc_notice_reread(const struct ipc_notice_rate *n,
-				 ipc_u64 read_at, ipc_u64 now,
-				 ipc_u64 *deadline)
-{
-	u64 quiet, cap;
-
-	*deadline = IPC_NO_DEADLINE;
-	if (!n->refused || n->refused_at < read_at)
-		return 0;
-	quiet = after(n->refused_at, IPC_NOTICE_QUIET_MS);
-	cap = after(n->series_at > read_at ? n->series_at : read_at,
-		    IPC_NOTICE_REREAD_MAX_MS);
-	if (cap < quiet)
-		quiet = cap;
-	if (now >= quiet)
-		return 1;
-	*deadline = quiet;
-	return 0;
-}
-
-extern "C" int ipc_allmulti_mode(int up, int allmulti, int promisc,
-				 int promisc_too)
-{
-	return up && (allmulti || (promisc && promisc_too));
-}
-
-extern "C" int ipc_allmulti_wants(const ipc_u8 bcast_gid[16],
-				  const ipc_u8 mgid[16])
-{
-	u16 sig = load_be16(mgid + mgid_signature);
-
-	return mgid[0] == 0xff &&
-	       mgid[mgid_flags_scope] ==
-		       (mgid_tflag | (bcast_gid[mgid_flags_scope] & 0xf)) &&
-	       (sig == IPC_SIG_IPV4 || sig == IPC_SIG_IPV6) &&
-	       mem_equal(mgid + mgid_pkey, bcast_gid + mgid_pkey, 2) &&
-	       !mem_equal(mgid, bcast_gid, IPC_GID_LEN);
-}
-
 extern "C" void ipc_sa_mcmember_table_req(ipc_u8 mad[256], ipc_u64 tid)
 {
 	sa_header(mad, method_get_table, attr_mcmember, tid);

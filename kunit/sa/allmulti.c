@@ -101,6 +101,22 @@ static void kt_am_notice(struct kunit *test, struct ipn_priv *priv,
 	kfree(resp);
 }
 
+/* The mode's machine, as debugfs shows it. */
+static struct ipc_view kt_am_view(struct ipn_priv *priv)
+{
+	struct ipc_view v;
+
+	spin_lock_bh(&priv->lock);
+	ipc_am_view(&priv->am.st, &v);
+	spin_unlock_bh(&priv->lock);
+	return v;
+}
+
+static const char *kt_am_state(struct ipn_priv *priv)
+{
+	return kt_am_view(priv).state;
+}
+
 /*
  * IFF_ALLMULTI on, and the three requests of the mode sent: the two
  * subscriptions (InformInfo, traps 66 and 67) and the directory's table,
@@ -169,7 +185,7 @@ static void sa_allmulti(struct kunit *test)
 	kt_am_answer(priv, sub67, NULL, 0, 0);
 	kt_am_answer(priv, table, (const u8 (*)[16])g, 5, 0);
 	KUNIT_EXPECT_EQ(test, (int)ipn_stat(priv, mc_failures), failures);
-	KUNIT_EXPECT_FALSE(test, priv->am.restart);
+	KUNIT_EXPECT_STREQ(test, kt_am_state(priv), "on");
 	/* s11 B: a and b NonMember; not c, not the broadcast group. */
 	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000,
 					kt_count_joins_state(g[0], IPC_JOIN_NON) == 1 &&
@@ -262,7 +278,21 @@ static void sa_allmulti(struct kunit *test)
 	KUNIT_ASSERT_GE(test, table, 0);
 	kt_am_answer(priv, table, NULL, 0, 0x0100);	/* ERR_NO_RESOURCES */
 	KUNIT_EXPECT_EQ(test, (int)ipn_stat(priv, mc_failures), failures + 1);
-	KUNIT_EXPECT_TRUE(test, priv->am.restart);
+	KUNIT_EXPECT_STREQ(test, kt_am_state(priv), "backoff");
+	/*
+	 * Tried again after the machine's backoff (IPC_AM_RETRY_BASE_MS
+	 * at most, the first time), from the start: both subscriptions
+	 * and the table, nothing before half of it.
+	 */
+	kt_sa.n_mads = 0;
+	msleep(IPC_AM_RETRY_BASE_MS / 2 - 500);
+	KUNIT_EXPECT_EQ(test, kt_sa.n_mads, 0);
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, IPC_AM_RETRY_BASE_MS / 2 + 1500,
+					kt_sa.n_mads == 3));
+	KUNIT_EXPECT_GE(test, kt_find_mad(0x02, IB_SA_ATTR_INFORM_INFO, 1), 0);
+	KUNIT_EXPECT_GE(test, kt_find_mad(0x12, IB_SA_ATTR_MC_MEMBER_REC, 0), 0);
+	KUNIT_EXPECT_STREQ(test, kt_am_state(priv), "querying");
+	KUNIT_EXPECT_EQ(test, kt_sa.am_starts, 2);
 	rtnl_lock();
 	KUNIT_ASSERT_EQ(test, dev_set_promiscuity(dev, -1), 0);
 	rtnl_unlock();
@@ -329,9 +359,7 @@ static void sa_allmulti_groups_bounded(struct kunit *test)
 		kt_am_notice(test, priv, IPC_TRAP_MCG_CREATED, g[i]);
 	}
 	kt_settle(priv);
-	spin_lock_bh(&priv->lock);
-	am_groups = priv->am.groups;
-	spin_unlock_bh(&priv->lock);
+	am_groups = kt_am_view(priv).members;
 	for (i = 0; i < 12; i++)
 		followed += kt_count_joins_state(g[i], IPC_JOIN_NON);
 	KUNIT_EXPECT_EQ(test, am_groups, 8u);
@@ -378,7 +406,7 @@ static void sa_allmulti_answer_at_once(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000,
 					kt_count_joins_state(g[0], IPC_JOIN_NON) == 1));
 	KUNIT_EXPECT_EQ(test, (int)ipn_stat(priv, mc_failures), failures);
-	KUNIT_EXPECT_FALSE(test, priv->am.restart);
+	KUNIT_EXPECT_STREQ(test, kt_am_state(priv), "on");
 	rtnl_lock();
 	dev_set_allmulti(priv->dev, -1);
 	rtnl_unlock();
@@ -477,7 +505,7 @@ static void sa_allmulti_reports_limited(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kt_mc_state(priv, g[4]), IPC_MC_JOINED);
 	KUNIT_EXPECT_EQ(test, ipn_stat(priv, sa_reports_limited), 2u);
 	spin_lock_bh(&priv->lock);
-	KUNIT_EXPECT_EQ(test, priv->am.groups, 4u);
+	KUNIT_EXPECT_EQ(test, kt_am_view(priv).members, 4u);
 	spin_unlock_bh(&priv->lock);
 	rtnl_lock();
 	dev_set_allmulti(priv->dev, -1);

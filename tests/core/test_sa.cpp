@@ -101,39 +101,6 @@ TEST(sa, report_only_from_the_sm_on_the_default_partition)
 	EXPECT_FALSE(ipc_sa_report_source_ok(1, 1, 0x0001));
 }
 
-TEST(sa, allmulti_mode_from_the_flags)
-{
-	/* s11 is IFF_ALLMULTI; IFF_PROMISC (tcpdump) only when asked. */
-	EXPECT_TRUE(ipc_allmulti_mode(1, 1, 0, 0));
-	EXPECT_TRUE(ipc_allmulti_mode(1, 1, 1, 0));
-	EXPECT_FALSE(ipc_allmulti_mode(1, 0, 1, 0));
-	EXPECT_TRUE(ipc_allmulti_mode(1, 0, 1, 1));
-	EXPECT_FALSE(ipc_allmulti_mode(1, 0, 0, 1));
-	/* Down: never. */
-	EXPECT_FALSE(ipc_allmulti_mode(0, 1, 1, 1));
-}
-
-TEST(sa, allmulti_wants_ipoib_groups_of_this_link)
-{
-	EXPECT_TRUE(ipc_allmulti_wants(BCAST, mgid(2, 0x401b, 0xffff, 1).data()));
-	EXPECT_TRUE(ipc_allmulti_wants(BCAST, mgid(2, 0x601b, 0xffff, 1).data()));
-	/* Not the broadcast group (already FullMember). */
-	EXPECT_FALSE(ipc_allmulti_wants(BCAST, BCAST));
-	/* Another P_Key, another scope, no IPoIB signature. */
-	EXPECT_FALSE(ipc_allmulti_wants(BCAST, mgid(2, 0x401b, 0x8001, 1).data()));
-	EXPECT_FALSE(ipc_allmulti_wants(BCAST, mgid(5, 0x401b, 0xffff, 1).data()));
-	EXPECT_FALSE(ipc_allmulti_wants(BCAST, mgid(2, 0x1234, 0xffff, 1).data()));
-	/* A site-scope link wants site-scope groups. */
-	Bytes site(BCAST, BCAST + 16);
-	site[1] = 0x15;
-	EXPECT_TRUE(ipc_allmulti_wants(site.data(), mgid(5, 0x601b, 0xffff, 9).data()));
-	EXPECT_FALSE(ipc_allmulti_wants(site.data(), mgid(2, 0x601b, 0xffff, 9).data()));
-	/* Not a multicast GID at all. */
-	Bytes uni = mgid(2, 0x401b, 0xffff, 1);
-	uni[0] = 0xfe;
-	EXPECT_FALSE(ipc_allmulti_wants(BCAST, uni.data()));
-}
-
 TEST(sa, mcmember_table_request_bytes)
 {
 	uint8_t mad[IPC_MAD_LEN];
@@ -303,31 +270,6 @@ TEST(sa, notice_rejects)
 }
 
 /* Reports acted on at most IPC_NOTICE_RATE a second after a burst. */
-TEST(sa, notice_rate_burst_then_refused)
-{
-	struct ipc_notice_rate n;
-	ipc_u64 deadline = 0;
-	const ipc_u64 t0 = 5000;
-
-	ipc_notice_rate_init(&n, t0);
-	for (unsigned int i = 0; i < IPC_NOTICE_BURST; i++)
-		ASSERT_EQ(ipc_notice_admit(&n, t0), 1) << i;
-	/* Nothing refused: no re-read. */
-	EXPECT_EQ(ipc_notice_reread(&n, 0, t0 + 60000, &deadline), 0);
-	EXPECT_EQ(deadline, IPC_NO_DEADLINE);
-	EXPECT_EQ(ipc_notice_admit(&n, t0), 0);
-	EXPECT_EQ(ipc_notice_reread(&n, 0, t0, &deadline), 0);
-	EXPECT_EQ(deadline, t0 + IPC_NOTICE_QUIET_MS);
-	/* A later refusal: the re-read waits for the quiet after it. */
-	EXPECT_EQ(ipc_notice_admit(&n, t0 + 50), 0);
-	EXPECT_EQ(ipc_notice_reread(&n, 0, t0 + 1999, &deadline), 0);
-	EXPECT_EQ(deadline, t0 + 50 + IPC_NOTICE_QUIET_MS);
-	EXPECT_EQ(ipc_notice_reread(&n, 0, t0 + 2050, &deadline), 1);
-	/* Read at t0 + 2050: nothing refused since. */
-	EXPECT_EQ(ipc_notice_reread(&n, t0 + 2050, t0 + 9000, &deadline), 0);
-	EXPECT_EQ(deadline, IPC_NO_DEADLINE);
-}
-
 TEST(sa, notice_rate_refills_at_the_rate)
 {
 	struct ipc_notice_rate n;
@@ -347,37 +289,6 @@ TEST(sa, notice_rate_refills_at_the_rate)
 		acted += ipc_notice_admit(&n, t + step + ms);
 	EXPECT_GE(acted, 10 * IPC_NOTICE_RATE - 1);
 	EXPECT_LE(acted, 10 * IPC_NOTICE_RATE + 1);
-}
-
-/*
- * A storm that does not stop: the directory is read again every
- * IPC_NOTICE_REREAD_MAX_MS, not never; after it, once quiet.
- */
-TEST(sa, notice_rate_storm_reread_at_the_latest)
-{
-	struct ipc_notice_rate n;
-	ipc_u64 deadline, read_at = 500, t;
-	std::vector<ipc_u64> reads;
-
-	ipc_notice_rate_init(&n, 0);
-	while (ipc_notice_admit(&n, 1000))
-		; /* the first refused at 1000 */
-	/* 200 a second for 40 s: 10 a second acted on, the rest refused. */
-	for (t = 1000; t < 41000; t += 5) {
-		ipc_notice_admit(&n, t);
-		if (ipc_notice_reread(&n, read_at, t, &deadline)) {
-			reads.push_back(t);
-			read_at = t;
-		}
-	}
-	ASSERT_EQ(reads.size(), 3u);
-	for (size_t i = 0; i < reads.size(); i++)
-		EXPECT_EQ(reads[i], 1000 + (i + 1) * IPC_NOTICE_REREAD_MAX_MS)
-			<< i;
-	/* The storm ends at 40995: read at 41000, the latest; then none. */
-	EXPECT_EQ(ipc_notice_reread(&n, read_at, t, &deadline), 1);
-	EXPECT_EQ(ipc_notice_reread(&n, t, t + 60000, &deadline), 0);
-	EXPECT_EQ(deadline, IPC_NO_DEADLINE);
 }
 
 TEST(sa, notice_rate_idle_refills_to_the_burst_only)
