@@ -115,8 +115,10 @@ static void ipn_qp_repkey(struct ipn_priv *priv)
 }
 
 /* Perform the link machine's actions. Control context, ctl_mutex held. */
-void ipn_link_apply(struct ipn_priv *priv, u32 act)
+void ipn_link_apply(struct ipn_priv *priv, const struct ipc_result *r)
 {
+	u32 act = r->actions;
+
 	lockdep_assert_held(&priv->ctl_mutex);
 	if (act & IPC_LINK_ACT_CARRIER_OFF)
 		ipn_dev_set_carrier(priv, false);
@@ -161,24 +163,26 @@ void ipn_flush_work(struct work_struct *work)
 {
 	struct ipn_priv *priv = container_of(work, struct ipn_priv, flush_work);
 	int ev, active, pkey_ok;
+	struct ipc_result r;
+	u32 events = 0;
 	bool changed;
-	u32 act = 0;
 
 	rtnl_lock();
 	mutex_lock(&priv->ctl_mutex);
 	/* The core maps each event to its flush level and actions. */
-	spin_lock_bh(&priv->lock);
 	for (ev = 0; ev < IPC_EV_COUNT; ev++)
 		if (test_and_clear_bit(ev, &priv->events_pending))
-			act |= ipc_link_event(&priv->link, ev);
+			events |= BIT(ev);
+	spin_lock_bh(&priv->lock);
+	ipc_link_events(&priv->link, events, &r);
 	spin_unlock_bh(&priv->lock);
 	/* Down, the core asks for the GID only: dev_addr follows it now. */
-	ipn_link_apply(priv, act);
+	ipn_link_apply(priv, &r);
 	if (priv->up && !ipn_port_state(priv, &active, &pkey_ok)) {
 		spin_lock_bh(&priv->lock);
-		act = ipc_link_port_state(&priv->link, active, pkey_ok);
+		ipc_link_port_state(&priv->link, active, pkey_ok, &r);
 		spin_unlock_bh(&priv->lock);
-		ipn_link_apply(priv, act);
+		ipn_link_apply(priv, &r);
 	}
 	changed = priv->addr_changed;
 	priv->addr_changed = false;

@@ -74,7 +74,7 @@ int ipn_open(struct net_device *dev)
 	struct ipn_priv *priv = netdev_priv(dev);
 	bool addr_changed;
 	int active, pkey_ok;
-	u32 act;
+	struct ipc_result r;
 	int ret;
 
 	if (!priv->qp) {
@@ -110,14 +110,14 @@ int ipn_open(struct net_device *dev)
 	 */
 	if (!ipn_port_state(priv, &active, &pkey_ok)) {
 		spin_lock_bh(&priv->lock);
-		act = ipc_link_port_state(&priv->link, active, pkey_ok);
+		ipc_link_port_state(&priv->link, active, pkey_ok, &r);
 		spin_unlock_bh(&priv->lock);
-		ipn_link_apply(priv, act);
+		ipn_link_apply(priv, &r);
 	}
 	spin_lock_bh(&priv->lock);
-	act = ipc_link_open(&priv->link);
+	ipc_link_open(&priv->link, &r);
 	spin_unlock_bh(&priv->lock);
-	ipn_link_apply(priv, act);
+	ipn_link_apply(priv, &r);
 	/* The stack's groups (IGMP/MLD) are joined through rx_mode. */
 	mod_delayed_work(priv->wq, &priv->rx_mode_work, 0);
 out:
@@ -138,7 +138,7 @@ static void ipn_restart_clear(struct ipn_priv *priv)
 int ipn_stop(struct net_device *dev)
 {
 	struct ipn_priv *priv = netdev_priv(dev);
-	u32 act;
+	struct ipc_result r;
 
 	mutex_lock(&priv->ctl_mutex);
 	if (!priv->up) {
@@ -165,9 +165,9 @@ int ipn_stop(struct net_device *dev)
 	ipn_allmulti_stop(priv);	/* while the QP can still send */
 	spin_lock_bh(&priv->lock);
 	priv->up = false;
-	act = ipc_link_stop(&priv->link);
+	ipc_link_stop(&priv->link, &r);
 	spin_unlock_bh(&priv->lock);
-	ipn_link_apply(priv, act | IPC_LINK_ACT_CARRIER_OFF);
+	ipn_link_apply(priv, &r);
 	ipn_cm_stop(priv);		/* TX NAPI reaps the flushed sends */
 	ipn_mcast_destroy_all(priv);
 	ipn_path_destroy_all(priv);
@@ -231,7 +231,9 @@ void ipn_qp_failed(struct ipn_priv *priv)
  */
 static bool ipn_restart_backoff(struct ipn_priv *priv)
 {
-	u32 act, delay;
+	struct ipc_result r;
+	u64 now = ipn_now_ms();
+	u64 delay;
 
 	ASSERT_RTNL();
 	if (!test_bit(IPN_QP_RESTART_QUEUED, &priv->qp_failed) ||
@@ -239,14 +241,15 @@ static bool ipn_restart_backoff(struct ipn_priv *priv)
 		return false;
 	mutex_lock(&priv->ctl_mutex);
 	spin_lock_bh(&priv->lock);
-	act = ipc_link_failed(&priv->link, ipn_now_ms(), &priv->rng, &delay);
+	ipc_link_failed(&priv->link, now, &priv->rng, &r);
 	spin_unlock_bh(&priv->lock);
-	ipn_link_apply(priv, act);
+	ipn_link_apply(priv, &r);
 	mutex_unlock(&priv->ctl_mutex);
-	if (!delay)
+	if (r.deadline_ms <= now)
 		return false;
+	delay = r.deadline_ms - now;
 	netdev_warn(priv->dev,
-		    "the queue pair failed again soon after a restart: restarting in %u ms\n",
+		    "the queue pair failed again soon after a restart: restarting in %llu ms\n",
 		    delay);
 	/* Later than a restart queued meanwhile (a transmit timeout). */
 	mod_delayed_work(priv->wq, &priv->restart_work, msecs_to_jiffies(delay));

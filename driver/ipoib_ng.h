@@ -733,7 +733,7 @@ void ipn_tick_arm(struct ipn_priv *priv, u64 deadline);
 void ipn_ctl_work(struct work_struct *work);
 void ipn_tick_work(struct work_struct *work);
 void ipn_flush_work(struct work_struct *work);
-void ipn_link_apply(struct ipn_priv *priv, u32 actions);
+void ipn_link_apply(struct ipn_priv *priv, const struct ipc_result *r);
 int ipn_port_state(struct ipn_priv *priv, int *active, int *pkey_ok);
 
 /* allmulti.c */

@@ -261,8 +261,7 @@ void ipn_mcast_join_complete(struct ipn_priv *priv, struct ipn_mcast *mc,
 	bool wrapped = false;
 	struct ipn_ah *ah = NULL, *old = NULL;
 	struct rdma_ah_attr attr;
-	struct ipc_result r;
-	u32 link_act = 0;
+	struct ipc_result r, link = { .actions = 0 };
 
 	lockdep_assert_held(&priv->ctl_mutex);
 	if (!status && !mc->e.dead) {
@@ -303,12 +302,11 @@ void ipn_mcast_join_complete(struct ipn_priv *priv, struct ipn_mcast *mc,
 		ipn_mcast_apply(priv, mc, &r, NULL);
 	}
 	if (mc->is_bcast)
-		link_act = ipc_link_bcast_done(&priv->link, status);
+		ipc_link_bcast_done(&priv->link, status, &link);
 out:
 	spin_unlock_bh(&priv->lock);
 	ipn_ah_put(old);
-	if (link_act)
-		ipn_link_apply(priv, link_act);
+	ipn_link_apply(priv, &link);
 	if (step != IPC_BSEARCH_WAIT || wrapped)
 		ipn_mcast_bcast_follow(priv, mc, status, wrapped);
 }

@@ -779,22 +779,33 @@ struct ipc_link {
 	ipc_u64 restart_at;	/* when the last restart was due (ms) */
 };
 void ipc_link_init(struct ipc_link *l);
-/* Each returns IPC_LINK_ACT_* the shim performs, in bit order. */
-ipc_u32 ipc_link_open(struct ipc_link *l);
-ipc_u32 ipc_link_stop(struct ipc_link *l);
-ipc_u32 ipc_link_port_state(struct ipc_link *l, int active, int pkey_present);
-ipc_u32 ipc_link_bcast_done(struct ipc_link *l, int status);
-ipc_u32 ipc_link_event(struct ipc_link *l, int event);
+/*
+ * Each fills r: r->actions the IPC_LINK_ACT_* the shim performs, in bit
+ * order; r->deadline_ms IPC_NO_DEADLINE but after ipc_link_failed().
+ */
+void ipc_link_open(struct ipc_link *l, struct ipc_result *r);
+/* Down: the carrier goes off, whatever it was (CARRIER_OFF always). */
+void ipc_link_stop(struct ipc_link *l, struct ipc_result *r);
+void ipc_link_port_state(struct ipc_link *l, int active, int pkey_present,
+			 struct ipc_result *r);
+void ipc_link_bcast_done(struct ipc_link *l, int status,
+			 struct ipc_result *r);
+/*
+ * The port events that came since the last call: bit (1 << IPC_EV_*) of
+ * each, taken in event order, their actions merged.
+ */
+void ipc_link_events(struct ipc_link *l, ipc_u32 events,
+		     struct ipc_result *r);
 /*
  * The datapath failed at now (ms): carrier off until the shim restarts it
  * (ipc_link_stop(), then ipc_link_open(), which start the link afresh).
- * *delay_ms is when to restart: 0 for at once, otherwise after a backoff
- * (IPC_RESTART_*). While the interface is down there is nothing to
- * restart: 0 actions, *delay_ms 0. Told again before the restart, it
- * changes nothing and answers the time left.
+ * r->deadline_ms is when to restart: now for at once, otherwise after a
+ * backoff (IPC_RESTART_*). While the interface is down there is nothing
+ * to restart: no action, now. Told again before the restart, it changes
+ * nothing and answers the same deadline.
  */
-ipc_u32 ipc_link_failed(struct ipc_link *l, ipc_u64 now, struct ipc_rng *r,
-			ipc_u32 *delay_ms);
+void ipc_link_failed(struct ipc_link *l, ipc_u64 now, struct ipc_rng *rng,
+		     struct ipc_result *r);
 
 /*
  * The search for the broadcast group (RFC 4391 s4.1: "searching for a

@@ -6,8 +6,9 @@
  * Carrier is on exactly when admin_up && port_active && pkey_present &&
  * the broadcast group is joined (RFC 4391 s5: the link is formed by the
  * broadcast group membership) and the datapath has not failed since the
- * interface was opened. Every entry point returns IPC_LINK_ACT_*
- * performed in bit order, and CARRIER_ON/OFF only on a change.
+ * interface was opened. Every entry point fills an ipc_result with
+ * IPC_LINK_ACT_* performed in bit order, and CARRIER_ON/OFF only on a
+ * change (but stop: the carrier goes off, whatever it was).
  *
  * What the shim does for each action:
  *   JOIN_BCAST    subscribe FULL to the broadcast group; report the outcome
@@ -118,6 +119,14 @@ u32 link_commit(struct ipc_link *l, u32 act)
 constexpr u8 bsearch_scopes[] = { 0x2, 0x5, 0x8, 0xe };
 static_assert(bsearch_scopes[0] == IPC_SCOPE_LINK, "link-local first");
 
+/* A link result: its actions, no deadline. */
+void link_out(struct ipc_result *r, u32 act)
+{
+	Out out = Out::begin(r);
+
+	out.act(act);
+}
+
 } // namespace
 } // namespace ipc
 
@@ -164,40 +173,45 @@ extern "C" void ipc_link_init(struct ipc_link *l)
 	mem_zero(l, sizeof(*l));
 }
 
-extern "C" ipc_u32 ipc_link_open(struct ipc_link *l)
+extern "C" void ipc_link_open(struct ipc_link *l, struct ipc_result *r)
 {
 	l->admin_up = 1;
-	return link_commit(l, link_maybe_join(l));
+	link_out(r, link_commit(l, link_maybe_join(l)));
 }
 
-extern "C" ipc_u32 ipc_link_stop(struct ipc_link *l)
+extern "C" void ipc_link_stop(struct ipc_link *l, struct ipc_result *r)
 {
-	if (!l->admin_up)
-		return 0;
-	l->admin_up = 0;
-	l->failed = 0;
-	return link_commit(l, link_down(l));
+	u32 act = 0;
+
+	if (l->admin_up) {
+		l->admin_up = 0;
+		l->failed = 0;
+		act = link_commit(l, link_down(l));
+	}
+	link_out(r, act | IPC_LINK_ACT_CARRIER_OFF);
 }
 
 /*
  * restart_at is when the previous restart was due, so that the time the
  * datapath ran since is now - restart_at whatever the backoff was.
  */
-extern "C" ipc_u32 ipc_link_failed(struct ipc_link *l, ipc_u64 now,
-				   struct ipc_rng *r, ipc_u32 *delay_ms)
+extern "C" void ipc_link_failed(struct ipc_link *l, ipc_u64 now,
+				struct ipc_rng *rng, struct ipc_result *r)
 {
 	constexpr struct ipc_backoff_cfg backoff = { IPC_RESTART_BASE_MS,
 						     IPC_RESTART_CAP_MS };
 	constexpr u8 restarts_max = 32; /* the delay is capped long before */
+	Out out = Out::begin(r);
+	u32 delay = 0;
 	bool soon;
 
-	*delay_ms = 0;
+	out.deadline(now);
 	if (!l->admin_up)
-		return 0;
+		return;
 	if (l->failed) {
 		if (now < l->restart_at)
-			*delay_ms = static_cast<u32>(l->restart_at - now);
-		return 0;
+			out.deadline(l->restart_at);
+		return;
 	}
 	soon = l->restarted && now < l->restart_at + IPC_RESTART_SETTLE_MS;
 	if (!soon)
@@ -205,15 +219,16 @@ extern "C" ipc_u32 ipc_link_failed(struct ipc_link *l, ipc_u64 now,
 	else if (l->restarts < restarts_max)
 		l->restarts++;
 	if (l->restarts)
-		*delay_ms = ipc_backoff_ms(&backoff, l->restarts, r);
-	l->restart_at = now + *delay_ms;
+		delay = ipc_backoff_ms(&backoff, l->restarts, rng);
+	l->restart_at = now + delay;
 	l->restarted = 1;
 	l->failed = 1;
-	return link_commit(l, 0);
+	out.act(link_commit(l, 0));
+	out.deadline(l->restart_at);
 }
 
-extern "C" ipc_u32 ipc_link_port_state(struct ipc_link *l, int active,
-				       int pkey_present)
+extern "C" void ipc_link_port_state(struct ipc_link *l, int active,
+				    int pkey_present, struct ipc_result *r)
 {
 	bool was_ready = link_ready(l);
 	u32 act = 0;
@@ -223,7 +238,7 @@ extern "C" ipc_u32 ipc_link_port_state(struct ipc_link *l, int active,
 	if (was_ready && !link_ready(l))
 		act |= link_down(l);
 	act |= link_maybe_join(l);
-	return link_commit(l, act);
+	link_out(r, link_commit(l, act));
 }
 
 /*
@@ -232,12 +247,16 @@ extern "C" ipc_u32 ipc_link_port_state(struct ipc_link *l, int active,
  * while joined means the membership was lost. Ignored when no join was
  * asked for (a completion that raced with stop or a port error).
  */
-extern "C" ipc_u32 ipc_link_bcast_done(struct ipc_link *l, int status)
+extern "C" void ipc_link_bcast_done(struct ipc_link *l, int status,
+				    struct ipc_result *r)
 {
-	if (l->bcast_state == BCAST_NONE)
-		return 0;
-	l->bcast_state = status ? BCAST_FAILED : BCAST_JOINED;
-	return link_commit(l, 0);
+	u32 act = 0;
+
+	if (l->bcast_state != BCAST_NONE) {
+		l->bcast_state = status ? BCAST_FAILED : BCAST_JOINED;
+		act = link_commit(l, 0);
+	}
+	link_out(r, act);
 }
 
 extern "C" int ipc_event_flush_level(int event)
@@ -252,13 +271,18 @@ extern "C" const char *ipc_event_name(int event)
 	return name_of(event_names, event);
 }
 
+namespace ipc
+{
+namespace
+{
+
 /*
  * PORT_ACTIVE and PORT_ERR also set port_active. While the interface is
  * down there is nothing to flush and no P_Key index to re-read (the open
  * reads it): only the GID is re-read, as the hardware address follows it
  * up or down.
  */
-extern "C" ipc_u32 ipc_link_event(struct ipc_link *l, int event)
+u32 link_event(struct ipc_link *l, int event)
 {
 	int level = ipc_event_flush_level(event);
 	u32 act = 0;
@@ -270,7 +294,7 @@ extern "C" ipc_u32 ipc_link_event(struct ipc_link *l, int event)
 	if (event == IPC_EV_GID_CHANGE)
 		act |= IPC_LINK_ACT_REREAD_GID;
 	if (!l->admin_up)
-		return link_commit(l, act);
+		return act;
 	if (level == IPC_FLUSH_HEAVY)
 		act |= IPC_LINK_ACT_REREAD_PKEY;
 	switch (level) {
@@ -286,5 +310,22 @@ extern "C" ipc_u32 ipc_link_event(struct ipc_link *l, int event)
 	default:
 		break;
 	}
-	return link_commit(l, act);
+	return act;
+}
+
+} // namespace
+} // namespace ipc
+
+extern "C" void ipc_link_events(struct ipc_link *l, ipc_u32 events,
+				struct ipc_result *r)
+{
+	u32 act = 0;
+
+	for (int ev = 0; ev < IPC_EV_COUNT; ev++)
+		if (events & (1u << ev))
+			act |= link_event(l, ev);
+	/* A join an earlier event asked for and a later one ended: none. */
+	if (l->bcast_state != BCAST_JOINING)
+		act &= ~IPC_LINK_ACT_JOIN_BCAST;
+	link_out(r, link_commit(l, act));
 }

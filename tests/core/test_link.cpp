@@ -21,6 +21,61 @@ constexpr uint32_t REJOIN = IPC_LINK_ACT_REJOIN_ALL;
 constexpr uint32_t PKEY = IPC_LINK_ACT_REREAD_PKEY;
 constexpr uint32_t GID = IPC_LINK_ACT_REREAD_GID;
 
+/* The link machine's entry points, each answering its r.actions. */
+uint32_t lk_open(struct ipc_link *l)
+{
+	struct ipc_result r;
+
+	ipc_link_open(l, &r);
+	EXPECT_EQ(r.deadline_ms, IPC_NO_DEADLINE);
+	return r.actions;
+}
+
+uint32_t lk_stop(struct ipc_link *l)
+{
+	struct ipc_result r;
+
+	ipc_link_stop(l, &r);
+	return r.actions;
+}
+
+uint32_t lk_port_state(struct ipc_link *l, int active, int pkey)
+{
+	struct ipc_result r;
+
+	ipc_link_port_state(l, active, pkey, &r);
+	return r.actions;
+}
+
+uint32_t lk_bcast_done(struct ipc_link *l, int status)
+{
+	struct ipc_result r;
+
+	ipc_link_bcast_done(l, status, &r);
+	return r.actions;
+}
+
+/* One event alone; one beyond the mask's bits: an unknown bit. */
+uint32_t lk_event(struct ipc_link *l, int ev)
+{
+	struct ipc_result r;
+
+	ipc_link_events(l, ev >= 0 && ev < 31 ? 1u << ev : 1u << 31, &r);
+	return r.actions;
+}
+
+/* *delay: r.deadline_ms - now. */
+uint32_t lk_failed(struct ipc_link *l, uint64_t now, struct ipc_rng *rng,
+		   uint32_t *delay)
+{
+	struct ipc_result r;
+
+	ipc_link_failed(l, now, rng, &r);
+	EXPECT_GE(r.deadline_ms, now);
+	*delay = static_cast<uint32_t>(r.deadline_ms - now);
+	return r.actions;
+}
+
 struct Link {
 	struct ipc_link l;
 	Link()
@@ -30,9 +85,9 @@ struct Link {
 	/* Open on an active port with our P_Key and a joined broadcast. */
 	void up()
 	{
-		EXPECT_EQ(ipc_link_port_state(&l, 1, 1), 0u);
-		EXPECT_EQ(ipc_link_open(&l), JOIN);
-		EXPECT_EQ(ipc_link_bcast_done(&l, 0), ON);
+		EXPECT_EQ(lk_port_state(&l, 1, 1), 0u);
+		EXPECT_EQ(lk_open(&l), JOIN);
+		EXPECT_EQ(lk_bcast_done(&l, 0), ON);
 		EXPECT_EQ(l.carrier, 1);
 	}
 };
@@ -48,11 +103,11 @@ TEST(link, init_is_all_down)
 TEST(link, carrier_needs_all_four_conditions)
 {
 	Link t;
-	EXPECT_EQ(ipc_link_open(&t.l), 0u); /* port not active yet */
-	EXPECT_EQ(ipc_link_port_state(&t.l, 1, 0), 0u); /* no P_Key */
-	EXPECT_EQ(ipc_link_port_state(&t.l, 1, 1), JOIN);
+	EXPECT_EQ(lk_open(&t.l), 0u); /* port not active yet */
+	EXPECT_EQ(lk_port_state(&t.l, 1, 0), 0u); /* no P_Key */
+	EXPECT_EQ(lk_port_state(&t.l, 1, 1), JOIN);
 	EXPECT_EQ(t.l.carrier, 0); /* not joined yet */
-	EXPECT_EQ(ipc_link_bcast_done(&t.l, 0), ON);
+	EXPECT_EQ(lk_bcast_done(&t.l, 0), ON);
 	EXPECT_EQ(t.l.carrier, 1);
 }
 
@@ -61,71 +116,71 @@ TEST(link, open_order_does_not_matter)
 	Link t;
 	t.up();
 	Link u;
-	EXPECT_EQ(ipc_link_open(&u.l), 0u);
-	EXPECT_EQ(ipc_link_port_state(&u.l, 1, 1), JOIN);
-	EXPECT_EQ(ipc_link_bcast_done(&u.l, 0), ON);
+	EXPECT_EQ(lk_open(&u.l), 0u);
+	EXPECT_EQ(lk_port_state(&u.l, 1, 1), JOIN);
+	EXPECT_EQ(lk_bcast_done(&u.l, 0), ON);
 }
 
 TEST(link, stop_drops_carrier_and_leaves)
 {
 	Link t;
 	t.up();
-	EXPECT_EQ(ipc_link_stop(&t.l), OFF | LEAVE);
+	EXPECT_EQ(lk_stop(&t.l), OFF | LEAVE);
 	EXPECT_EQ(t.l.bcast_state, 0);
-	EXPECT_EQ(ipc_link_stop(&t.l), 0u); /* already down */
+	EXPECT_EQ(lk_stop(&t.l), OFF); /* already down: off all the same */
 	/* A join completion that raced with stop is ignored. */
-	EXPECT_EQ(ipc_link_bcast_done(&t.l, 0), 0u);
+	EXPECT_EQ(lk_bcast_done(&t.l, 0), 0u);
 	EXPECT_EQ(t.l.carrier, 0);
 }
 
 TEST(link, stop_while_joining_has_no_carrier_edge)
 {
 	Link t;
-	ipc_link_port_state(&t.l, 1, 1);
-	EXPECT_EQ(ipc_link_open(&t.l), JOIN);
-	EXPECT_EQ(ipc_link_stop(&t.l), LEAVE);
+	lk_port_state(&t.l, 1, 1);
+	EXPECT_EQ(lk_open(&t.l), JOIN);
+	EXPECT_EQ(lk_stop(&t.l), OFF | LEAVE);
 }
 
 TEST(link, reopen_rejoins)
 {
 	Link t;
 	t.up();
-	ipc_link_stop(&t.l);
-	EXPECT_EQ(ipc_link_open(&t.l), JOIN);
-	EXPECT_EQ(ipc_link_open(&t.l), 0u); /* join already running */
+	lk_stop(&t.l);
+	EXPECT_EQ(lk_open(&t.l), JOIN);
+	EXPECT_EQ(lk_open(&t.l), 0u); /* join already running */
 }
 
 TEST(link, bcast_failure_and_retry)
 {
 	Link t;
-	ipc_link_port_state(&t.l, 1, 1);
-	ipc_link_open(&t.l);
-	EXPECT_EQ(ipc_link_bcast_done(&t.l, -IPC_ETIMEDOUT), 0u);
+	lk_port_state(&t.l, 1, 1);
+	lk_open(&t.l);
+	EXPECT_EQ(lk_bcast_done(&t.l, -IPC_ETIMEDOUT), 0u);
 	EXPECT_EQ(t.l.bcast_state, 3);
 	/* The shim's multicast machine retries and reports success. */
-	EXPECT_EQ(ipc_link_bcast_done(&t.l, 0), ON);
+	EXPECT_EQ(lk_bcast_done(&t.l, 0), ON);
 	/* A membership lost while joined drops carrier. */
-	EXPECT_EQ(ipc_link_bcast_done(&t.l, -IPC_ENETRESET), OFF);
+	EXPECT_EQ(lk_bcast_done(&t.l, -IPC_ENETRESET), OFF);
 	/* A port state report restarts the join after a failure. */
-	EXPECT_EQ(ipc_link_port_state(&t.l, 1, 1), JOIN);
-	EXPECT_EQ(ipc_link_bcast_done(&t.l, 0), ON);
-	EXPECT_EQ(ipc_link_bcast_done(&t.l, 0), 0u); /* no edge twice */
+	EXPECT_EQ(lk_port_state(&t.l, 1, 1), JOIN);
+	EXPECT_EQ(lk_bcast_done(&t.l, 0), ON);
+	EXPECT_EQ(lk_bcast_done(&t.l, 0), 0u); /* no edge twice */
 }
 
 TEST(link, port_down_and_pkey_loss)
 {
 	Link t;
 	t.up();
-	EXPECT_EQ(ipc_link_port_state(&t.l, 0, 1), OFF | LEAVE);
-	EXPECT_EQ(ipc_link_port_state(&t.l, 0, 1), 0u);
-	EXPECT_EQ(ipc_link_port_state(&t.l, 1, 1), JOIN);
-	EXPECT_EQ(ipc_link_bcast_done(&t.l, 0), ON);
-	EXPECT_EQ(ipc_link_port_state(&t.l, 1, 0), OFF | LEAVE);
+	EXPECT_EQ(lk_port_state(&t.l, 0, 1), OFF | LEAVE);
+	EXPECT_EQ(lk_port_state(&t.l, 0, 1), 0u);
+	EXPECT_EQ(lk_port_state(&t.l, 1, 1), JOIN);
+	EXPECT_EQ(lk_bcast_done(&t.l, 0), ON);
+	EXPECT_EQ(lk_port_state(&t.l, 1, 0), OFF | LEAVE);
 	EXPECT_EQ(t.l.pkey_present, 0);
 	/* Unchanged readiness: nothing. */
 	Link u;
 	u.up();
-	EXPECT_EQ(ipc_link_port_state(&u.l, 1, 1), 0u);
+	EXPECT_EQ(lk_port_state(&u.l, 1, 1), 0u);
 }
 
 TEST(link, flush_levels_with_reasons_in_core)
@@ -158,12 +213,12 @@ TEST(link, light_events_flush_paths_and_rejoin_keeping_carrier)
 	for (int ev : { IPC_EV_SM_CHANGE, IPC_EV_CLIENT_REREGISTER }) {
 		Link t;
 		t.up();
-		EXPECT_EQ(ipc_link_event(&t.l, ev), PATHS | REJOIN);
+		EXPECT_EQ(lk_event(&t.l, ev), PATHS | REJOIN);
 		EXPECT_EQ(t.l.carrier, 1);
 	}
 	Link g;
 	g.up();
-	EXPECT_EQ(ipc_link_event(&g.l, IPC_EV_GID_CHANGE),
+	EXPECT_EQ(lk_event(&g.l, IPC_EV_GID_CHANGE),
 		  PATHS | REJOIN | GID);
 }
 
@@ -172,10 +227,10 @@ TEST(link, normal_events_bounce_the_interface)
 	for (int ev : { IPC_EV_LID_CHANGE, IPC_EV_PORT_ACTIVE }) {
 		Link t;
 		t.up();
-		EXPECT_EQ(ipc_link_event(&t.l, ev), OFF | LEAVE | JOIN);
+		EXPECT_EQ(lk_event(&t.l, ev), OFF | LEAVE | JOIN);
 		EXPECT_EQ(t.l.carrier, 0);
 		EXPECT_EQ(t.l.bcast_state, 1);
-		EXPECT_EQ(ipc_link_bcast_done(&t.l, 0), ON);
+		EXPECT_EQ(lk_bcast_done(&t.l, 0), ON);
 	}
 }
 
@@ -183,10 +238,10 @@ TEST(link, port_err_leaves_without_rejoin)
 {
 	Link t;
 	t.up();
-	EXPECT_EQ(ipc_link_event(&t.l, IPC_EV_PORT_ERR), OFF | LEAVE);
+	EXPECT_EQ(lk_event(&t.l, IPC_EV_PORT_ERR), OFF | LEAVE);
 	EXPECT_EQ(t.l.port_active, 0);
 	/* Nothing joined since the error: nothing to leave. */
-	EXPECT_EQ(ipc_link_event(&t.l, IPC_EV_PORT_ACTIVE), JOIN);
+	EXPECT_EQ(lk_event(&t.l, IPC_EV_PORT_ACTIVE), JOIN);
 	EXPECT_EQ(t.l.port_active, 1);
 }
 
@@ -194,53 +249,53 @@ TEST(link, heavy_event_rereads_pkey_before_rejoining)
 {
 	Link t;
 	t.up();
-	EXPECT_EQ(ipc_link_event(&t.l, IPC_EV_PKEY_CHANGE), OFF | LEAVE | PKEY);
+	EXPECT_EQ(lk_event(&t.l, IPC_EV_PKEY_CHANGE), OFF | LEAVE | PKEY);
 	EXPECT_EQ(t.l.bcast_state, 0);
 	/* The shim re-read the table: P_Key still there -> join. */
-	EXPECT_EQ(ipc_link_port_state(&t.l, 1, 1), JOIN);
-	EXPECT_EQ(ipc_link_bcast_done(&t.l, 0), ON);
+	EXPECT_EQ(lk_port_state(&t.l, 1, 1), JOIN);
+	EXPECT_EQ(lk_bcast_done(&t.l, 0), ON);
 	/* Next time it is gone: nothing to join. */
-	EXPECT_EQ(ipc_link_event(&t.l, IPC_EV_PKEY_CHANGE), OFF | LEAVE | PKEY);
-	EXPECT_EQ(ipc_link_port_state(&t.l, 1, 0), 0u);
+	EXPECT_EQ(lk_event(&t.l, IPC_EV_PKEY_CHANGE), OFF | LEAVE | PKEY);
+	EXPECT_EQ(lk_port_state(&t.l, 1, 0), 0u);
 }
 
 TEST(link, events_while_down_only_reread)
 {
 	Link t;
-	ipc_link_port_state(&t.l, 1, 1);
-	EXPECT_EQ(ipc_link_event(&t.l, IPC_EV_SM_CHANGE), 0u);
-	EXPECT_EQ(ipc_link_event(&t.l, IPC_EV_LID_CHANGE), 0u);
-	EXPECT_EQ(ipc_link_event(&t.l, IPC_EV_GID_CHANGE), GID);
+	lk_port_state(&t.l, 1, 1);
+	EXPECT_EQ(lk_event(&t.l, IPC_EV_SM_CHANGE), 0u);
+	EXPECT_EQ(lk_event(&t.l, IPC_EV_LID_CHANGE), 0u);
+	EXPECT_EQ(lk_event(&t.l, IPC_EV_GID_CHANGE), GID);
 	/* The open reads the P_Key index: nothing to re-read while down. */
-	EXPECT_EQ(ipc_link_event(&t.l, IPC_EV_PKEY_CHANGE), 0u);
-	EXPECT_EQ(ipc_link_event(&t.l, IPC_EV_PORT_ERR), 0u);
+	EXPECT_EQ(lk_event(&t.l, IPC_EV_PKEY_CHANGE), 0u);
+	EXPECT_EQ(lk_event(&t.l, IPC_EV_PORT_ERR), 0u);
 	EXPECT_EQ(t.l.port_active, 0);
-	EXPECT_EQ(ipc_link_event(&t.l, IPC_EV_PORT_ACTIVE), 0u);
+	EXPECT_EQ(lk_event(&t.l, IPC_EV_PORT_ACTIVE), 0u);
 	EXPECT_EQ(t.l.port_active, 1);
-	EXPECT_EQ(ipc_link_event(&t.l, 99), 0u);
+	EXPECT_EQ(lk_event(&t.l, 99), 0u);
 }
 
 TEST(link, unknown_event_while_up_does_nothing)
 {
 	Link t;
 	t.up();
-	EXPECT_EQ(ipc_link_event(&t.l, IPC_EV_COUNT), 0u);
+	EXPECT_EQ(lk_event(&t.l, IPC_EV_COUNT), 0u);
 	EXPECT_EQ(t.l.carrier, 1);
 }
 
 TEST(link, normal_event_without_pkey_does_not_join)
 {
 	Link t;
-	ipc_link_open(&t.l);
-	ipc_link_port_state(&t.l, 1, 0);
-	EXPECT_EQ(ipc_link_event(&t.l, IPC_EV_LID_CHANGE), 0u);
+	lk_open(&t.l);
+	lk_port_state(&t.l, 1, 0);
+	EXPECT_EQ(lk_event(&t.l, IPC_EV_LID_CHANGE), 0u);
 }
 
 TEST(link, stop_before_any_join_has_nothing_to_leave)
 {
 	Link t;
-	EXPECT_EQ(ipc_link_open(&t.l), 0u);
-	EXPECT_EQ(ipc_link_stop(&t.l), 0u);
+	EXPECT_EQ(lk_open(&t.l), 0u);
+	EXPECT_EQ(lk_stop(&t.l), OFF);
 	EXPECT_EQ(t.l.admin_up, 0);
 }
 
@@ -271,11 +326,11 @@ static uint32_t fail_and_restart(Link &t, uint64_t now, struct ipc_rng *r)
 {
 	uint32_t delay = 12345;
 
-	EXPECT_EQ(ipc_link_failed(&t.l, now, r, &delay), OFF);
+	EXPECT_EQ(lk_failed(&t.l, now, r, &delay), OFF);
 	EXPECT_EQ(t.l.carrier, 0);
-	EXPECT_EQ(ipc_link_stop(&t.l), LEAVE);
-	EXPECT_EQ(ipc_link_open(&t.l), JOIN);
-	EXPECT_EQ(ipc_link_bcast_done(&t.l, 0), ON);
+	EXPECT_EQ(lk_stop(&t.l), OFF | LEAVE);
+	EXPECT_EQ(lk_open(&t.l), JOIN);
+	EXPECT_EQ(lk_bcast_done(&t.l, 0), ON);
 	return delay;
 }
 
@@ -287,23 +342,23 @@ TEST(link_restart, first_failure_restarts_at_once_with_carrier_off)
 
 	ipc_rng_seed(&r, 1);
 	t.up();
-	EXPECT_EQ(ipc_link_failed(&t.l, 5000, &r, &delay), OFF);
+	EXPECT_EQ(lk_failed(&t.l, 5000, &r, &delay), OFF);
 	EXPECT_EQ(delay, 0u);
 	EXPECT_EQ(t.l.failed, 1);
 	/* Nothing brings the carrier back before the restart. */
-	EXPECT_EQ(ipc_link_bcast_done(&t.l, 0), 0u);
-	EXPECT_EQ(ipc_link_port_state(&t.l, 1, 1), 0u);
-	EXPECT_EQ(ipc_link_event(&t.l, IPC_EV_SM_CHANGE), PATHS | REJOIN);
+	EXPECT_EQ(lk_bcast_done(&t.l, 0), 0u);
+	EXPECT_EQ(lk_port_state(&t.l, 1, 1), 0u);
+	EXPECT_EQ(lk_event(&t.l, IPC_EV_SM_CHANGE), PATHS | REJOIN);
 	EXPECT_EQ(t.l.carrier, 0);
 	/* Told again before it: nothing new, no second count. */
-	EXPECT_EQ(ipc_link_failed(&t.l, 5001, &r, &delay), 0u);
+	EXPECT_EQ(lk_failed(&t.l, 5001, &r, &delay), 0u);
 	EXPECT_EQ(delay, 0u);
 	EXPECT_EQ(t.l.restarts, 0);
 	/* The restart: stop clears the failure, open starts afresh. */
-	EXPECT_EQ(ipc_link_stop(&t.l), LEAVE);
+	EXPECT_EQ(lk_stop(&t.l), OFF | LEAVE);
 	EXPECT_EQ(t.l.failed, 0);
-	EXPECT_EQ(ipc_link_open(&t.l), JOIN);
-	EXPECT_EQ(ipc_link_bcast_done(&t.l, 0), ON);
+	EXPECT_EQ(lk_open(&t.l), JOIN);
+	EXPECT_EQ(lk_bcast_done(&t.l, 0), ON);
 }
 
 TEST(link_restart, failing_again_at_once_backs_off_to_the_cap)
@@ -366,15 +421,15 @@ TEST(link_restart, down_interface_has_nothing_to_restart)
 	uint32_t delay = 1;
 
 	ipc_rng_seed(&r, 1);
-	EXPECT_EQ(ipc_link_failed(&t.l, 100, &r, &delay), 0u);
+	EXPECT_EQ(lk_failed(&t.l, 100, &r, &delay), 0u);
 	EXPECT_EQ(delay, 0u);
 	EXPECT_EQ(t.l.failed, 0);
 	/* Failed, then stopped by the administrator: opened afresh. */
 	t.up();
-	EXPECT_EQ(ipc_link_failed(&t.l, 200, &r, &delay), OFF);
-	EXPECT_EQ(ipc_link_stop(&t.l), LEAVE);
-	EXPECT_EQ(ipc_link_open(&t.l), JOIN);
-	EXPECT_EQ(ipc_link_bcast_done(&t.l, 0), ON);
+	EXPECT_EQ(lk_failed(&t.l, 200, &r, &delay), OFF);
+	EXPECT_EQ(lk_stop(&t.l), OFF | LEAVE);
+	EXPECT_EQ(lk_open(&t.l), JOIN);
+	EXPECT_EQ(lk_bcast_done(&t.l, 0), ON);
 }
 
 TEST(bsearch, creates_link_local_once_when_allowed)
@@ -403,6 +458,31 @@ TEST(bsearch, an_unknown_scope_restarts_at_link_local)
 	s.scope = 0x3;
 	EXPECT_EQ(ipc_bsearch_missing(&s, 0), IPC_BSEARCH_WAIT);
 	EXPECT_EQ(s.scope, IPC_SCOPE_LINK);
+}
+
+/* Events that came together: each taken in order, the actions merged. */
+TEST(link, events_together_merge_their_actions)
+{
+	Link t;
+	struct ipc_result r;
+
+	t.up();
+	ipc_link_events(&t.l, 1u << IPC_EV_SM_CHANGE | 1u << IPC_EV_GID_CHANGE,
+			&r);
+	EXPECT_EQ(r.actions, PATHS | REJOIN | GID);
+	/*
+	 * PORT_ACTIVE and PORT_ERR in one batch, taken in event order: the
+	 * port ends inactive, so the join the first asked for is not made
+	 * (the shim reads the port's state next, which joins if it is up).
+	 */
+	ipc_link_events(&t.l, 1u << IPC_EV_PORT_ERR | 1u << IPC_EV_PORT_ACTIVE,
+			&r);
+	EXPECT_EQ(r.actions, OFF | LEAVE);
+	EXPECT_EQ(lk_port_state(&t.l, 1, 1), JOIN);
+	EXPECT_EQ(lk_bcast_done(&t.l, 0), ON);
+	/* No event: nothing. */
+	ipc_link_events(&t.l, 0, &r);
+	EXPECT_EQ(r.actions, 0u);
 }
 
 } // namespace
