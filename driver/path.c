@@ -112,8 +112,6 @@ struct ipn_path *ipn_path_get(struct ipn_priv *priv, const u8 *gid, u64 now)
 void ipn_path_apply(struct ipn_priv *priv, struct ipn_path *path,
 		    const struct ipc_result *r, struct sk_buff *skb)
 {
-	if (r->actions & IPC_ACT_START_QUERY)
-		ipn_inc(priv, path_queries);
 	ipn_entry_apply(priv, &path->e, r, skb);
 }
 
@@ -229,6 +227,8 @@ static void ipn_path_perform(struct ipn_priv *priv, struct ipn_entry *e,
 	path->querying = true;
 	path->query_gen++;
 	spin_unlock_bh(&priv->lock);
+	/* Each query asked of the backend, whoever started it: one place. */
+	ipn_inc(priv, path_queries);
 	ret = priv->ops->path_query(priv, path);
 	if (ret <= 0)	/* done now (1: completion later) */
 		ipn_path_query_complete(priv, path, ret);
@@ -269,13 +269,10 @@ static u64 ipn_path_deadline(struct ipn_entry *e)
 	return ipc_path_deadline(&ipn_path_of(e)->st);
 }
 
-/* A retry or a revalidation starts a query: counted as xmit's are. */
 static void ipn_path_timer(struct ipn_priv *priv, struct ipn_entry *e,
 			   u64 now, struct ipc_result *r)
 {
 	ipc_path_timer(&ipn_path_of(e)->st, &priv->path_cfg, now, &priv->rng, r);
-	if (r->actions & IPC_ACT_START_QUERY)
-		ipn_inc(priv, path_queries);
 }
 
 const struct ipn_entry_kind ipn_path_kind = {
