@@ -28,9 +28,6 @@
 #include <rdma/ib_cache.h>
 #include <rdma/ib_mad.h>
 
-#define IPN_AM_TIMEOUT_MS	1000
-#define IPN_AM_RETRIES	3
-
 static struct ipn_priv *ipn_am_port_priv(struct ipn_priv *priv)
 {
 	return priv->parent ?: priv;

@@ -23,11 +23,6 @@
 #include <rdma/ib_cm.h>
 #include "ipoib_ng.h"
 
-/* RC retries: a lost RoCE frame must not kill the connection. */
-#define IPN_CM_RETRY		7
-#define IPN_CM_RESP_TIMEOUT	20	/* 4.096 us * 2^20: about 4 s */
-#define IPN_CM_MAX_CM_RETRIES	8
-
 /* ------------------------------------------------------------------ */
 /* Connections to us (passive)                                          */
 /* ------------------------------------------------------------------ */

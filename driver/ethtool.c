@@ -111,9 +111,9 @@ static int ipn_set_ringparam(struct net_device *dev,
 			     struct kernel_ethtool_ringparam *kring,
 			     struct netlink_ext_ack *extack)
 {
-	BUILD_BUG_ON(IPN_RING_MIN != 16);
 	if (ring->rx_pending < IPN_RING_MIN || ring->tx_pending < IPN_RING_MIN) {
-		NL_SET_ERR_MSG_MOD(extack, "rings need at least 16 entries");
+		NL_SET_ERR_MSG_MOD(extack,
+				   "rings need at least " __stringify(IPN_RING_MIN) " entries");
 		return -EINVAL;
 	}
 	return ipn_dev_resize_rings(netdev_priv(dev),

@@ -114,9 +114,16 @@ enum {
 	 */
 	IPN_PATH_HASH_BITS = 12,
 	IPN_WC_BATCH = 16,
-	IPN_RING_MIN = 16,		/* ring sizes: powers of two in */
-	IPN_RING_MAX = 8192,		/* [IPN_RING_MIN, IPN_RING_MAX] */
 };
+
+/* ------------------------------------------------------------------ */
+/* Limits and timeouts of the shim, in one place (the protocol's are     */
+/* the core's: ipoib_core.h)                                            */
+/* ------------------------------------------------------------------ */
+
+/* Ring sizes: powers of two in [IPN_RING_MIN, IPN_RING_MAX]. */
+#define IPN_RING_MIN		16
+#define IPN_RING_MAX		8192
 
 /*
  * The path table (review M3): at most paths_max entries per interface, a
@@ -148,6 +155,49 @@ enum {
 	IPN_MC_EVICT_SCAN = 32,
 	IPN_MC_EVICT_BUCKETS = 64,
 };
+
+/* An SA PathRecord query (IB), and the MADs of the all-multicast mode. */
+#define IPN_SA_TIMEOUT_MS	1000
+#define IPN_AM_TIMEOUT_MS	1000
+#define IPN_AM_RETRIES		3
+/* RoCE: rdma_resolve_ip() for a path. */
+#define IPN_ROCE_RESOLVE_MS	2000
+
+/*
+ * Connected mode's REQ: RC retries (a lost RoCE frame must not kill the
+ * connection), the CM's response time (4.096 us * 2^20: about 4 s).
+ */
+#define IPN_CM_RETRY		7
+#define IPN_CM_RESP_TIMEOUT	20
+#define IPN_CM_MAX_CM_RETRIES	8
+/* Bytes of a connected-mode frame pulled into the skb's head. */
+#define IPN_CM_HEAD		128
+
+/*
+ * RNR retries: 7 would mean for ever, and one peer that never posts
+ * buffers would then hold a send slot for good (review H4). 6 retries
+ * ride out a briefly empty SRQ; the peer's REP is clamped to the same.
+ */
+#define IPN_CM_RNR_RETRY	6
+
+/*
+ * Review H4: every connection's sends share the one send ring, whose tail
+ * moves in order. A connection with sends in flight and none completed
+ * for this long (a dead peer, one that never posts buffers) is broken:
+ * its QP goes to ERR, which flushes its sends, and the peer is reached
+ * over UD. Well below the 10 s TX watchdog, which would restart the
+ * whole interface.
+ */
+#define IPN_CM_STALL_MS		4000
+
+/*
+ * Review M3: the tick walks every path, group and connection under
+ * priv->lock with BH off. Armed for each entry's deadline as it came, n
+ * entries whose deadlines fall apart made n walks of n entries per
+ * period; it now runs at most once in this many ms, a delay the core's
+ * timers (retries and expiries of a second and more) do not notice.
+ */
+#define IPN_TICK_MIN_MS		100
 
 /* main.c */
 extern int ipn_recvq_size;
@@ -405,31 +455,6 @@ enum {
 	 */
 	IPN_CM_TX_PER_GID = 4,
 };
-
-/*
- * RNR retries: 7 would mean for ever, and one peer that never posts
- * buffers would then hold a send slot for good (review H4). 6 retries
- * ride out a briefly empty SRQ; the peer's REP is clamped to the same.
- */
-#define IPN_CM_RNR_RETRY	6
-/*
- * Review H4: every connection's sends share the one send ring, whose tail
- * moves in order. A connection with sends in flight and none completed
- * for this long (a dead peer, one that never posts buffers) is broken:
- * its QP goes to ERR, which flushes its sends, and the peer is reached
- * over UD. Well below the 10 s TX watchdog, which would restart the
- * whole interface.
- */
-#define IPN_CM_STALL_MS		4000
-
-/*
- * Review M3: the tick walks every path, group and connection under
- * priv->lock with BH off. Armed for each entry's deadline as it came, n
- * entries whose deadlines fall apart made n walks of n entries per
- * period; it now runs at most once in this many ms, a delay the core's
- * timers (retries and expiries of a second and more) do not notice.
- */
-#define IPN_TICK_MIN_MS		100
 
 /* A connection we made, to the peer address addr; priv->lock. */
 struct ipn_cm_tx {

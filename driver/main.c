@@ -42,9 +42,9 @@ static int ipn_param_set_qsize(const char *val, const struct kernel_param *kp)
 	ret = kstrtoint(val, 0, &n);
 	if (ret)
 		return ret;
-	if (n < 16 || n > IPN_RING_MAX || !is_power_of_2(n)) {
-		pr_warn(IPN_DRV_NAME ": %s must be a power of two in 16..8192\n",
-			kp->name);
+	if (n < IPN_RING_MIN || n > IPN_RING_MAX || !is_power_of_2(n)) {
+		pr_warn(IPN_DRV_NAME ": %s must be a power of two in %d..%d\n",
+			kp->name, IPN_RING_MIN, IPN_RING_MAX);
 		return -EINVAL;
 	}
 	*(int *)kp->arg = n;
@@ -118,10 +118,14 @@ MODULE_PARM_DESC(promisc_allmulti,
 
 module_param_cb(recv_queue_size, &ipn_qsize_ops, &ipn_recvq_size, 0444);
 MODULE_PARM_DESC(recv_queue_size,
-		 "Receive ring entries per interface (power of two, 16..8192, default 512)");
+		 "Receive ring entries per interface (power of two, "
+		 __stringify(IPN_RING_MIN) ".." __stringify(IPN_RING_MAX)
+		 ", default 512)");
 module_param_cb(send_queue_size, &ipn_qsize_ops, &ipn_sendq_size, 0444);
 MODULE_PARM_DESC(send_queue_size,
-		 "Send ring entries per interface (power of two, 16..8192, default 256)");
+		 "Send ring entries per interface (power of two, "
+		 __stringify(IPN_RING_MIN) ".." __stringify(IPN_RING_MAX)
+		 ", default 256)");
 
 static int __init ipn_init(void)
 {

@@ -15,8 +15,6 @@
 #include <rdma/ib_cache.h>
 #include "ipoib_ng.h"
 
-#define IPN_ROCE_RESOLVE_MS 2000
-
 IPN_TESTABLE void ipn_roce_attr(struct ipn_priv *priv, const u8 *dgid,
 				u8 hop, struct rdma_ah_attr *attr)
 {

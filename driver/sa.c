@@ -12,8 +12,6 @@
 #include <linux/rtnetlink.h>
 #include "ipoib_ng.h"
 
-#define IPN_SA_TIMEOUT_MS 1000
-
 struct ib_sa_client ipn_sa_client;
 
 /* ------------------------------------------------------------------ */

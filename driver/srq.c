@@ -11,8 +11,6 @@
 #include <rdma/ib_cache.h>
 #include "ipoib_ng.h"
 
-#define IPN_CM_HEAD	128	/* bytes pulled into the linear area */
-
 static void ipn_srq_unmap(struct ipn_priv *priv, struct ipn_srq_slot *s,
 			  unsigned int n)
 {
