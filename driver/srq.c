@@ -158,6 +158,16 @@ static void ipn_cm_rx_one(struct ipn_priv *priv, struct ib_wc *wc)
 	reason = ipc_rx_classify(&priv->ifid, ipn_addr_gid(peer),
 				 priv->ifid.gid, ipn_addr_qpn(peer), skb->data,
 				 skb_headlen(skb), &v);
+	/*
+	 * The core reads past the head only for a frame whose headers or
+	 * ARP/ND payload go on in the pages (rare): all of it, again.
+	 */
+	if (unlikely(reason == IPC_R_TRUNCATED &&
+		     skb_headlen(skb) < skb->len) &&
+	    pskb_may_pull(skb, skb->len))
+		reason = ipc_rx_classify(&priv->ifid, ipn_addr_gid(peer),
+					 priv->ifid.gid, ipn_addr_qpn(peer),
+					 skb->data, skb->len, &v);
 	if (unlikely(reason != IPC_R_OK)) {
 		ipn_drop(priv, skb, reason, false);
 		return;

@@ -28,6 +28,7 @@
 #include <linux/delay.h>
 #include <linux/ip.h>
 #include <net/addrconf.h>
+#include <net/ndisc.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_cm.h>
 #include "ipoib_ng.h"
@@ -921,6 +922,68 @@ static void cm_late_completion(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, READ_ONCE(a->cm_tx_count), count - 1);
 }
 
+/*
+ * An NS of 344 bytes whose source link-layer option (RFC 4391 s9.3) comes
+ * after 256 bytes of another option: the option lies in the pages of the
+ * receive skb, past the 128-byte head. lladdr: the address it claims.
+ */
+static void kt_ns_padded(u8 *f, unsigned int len, const u8 *lladdr)
+{
+	memset(f, 0, len);
+	f[0] = 0x60;				/* IPv6 */
+	f[4] = (len - 40) >> 8;
+	f[5] = (len - 40) & 0xff;
+	f[6] = IPPROTO_ICMPV6;
+	f[7] = 255;
+	f[40] = NDISC_NEIGHBOUR_SOLICITATION;
+	f[64] = 200;				/* an unknown option */
+	f[65] = 256 / 8;
+	f[64 + 256] = ND_OPT_SOURCE_LL_ADDR;
+	f[64 + 256 + 1] = 3;
+	memcpy(&f[64 + 256 + 4], lladdr, IPC_ADDR_LEN);
+}
+
+/*
+ * The CM receive path pulls 128 bytes into the skb's head; the core
+ * checks the ND options (and ARP) of a frame, which may go on in the
+ * pages. Such a frame is classified again with all of it: a good one is
+ * delivered (without that, dropped as truncated), one claiming the
+ * broadcast address is dropped as such (IPC_R_BAD_ADDR).
+ */
+static void cm_rx_nd_in_pages(struct kunit *test)
+{
+	struct kt_cm *c = test->priv;
+	struct ipn_priv *a = c->a, *b;
+	u8 *f = kunit_kzalloc(test, 344, GFP_KERNEL);
+	u64 rc, bad;
+
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	b = kt_cm_if(test, c->peer_ca, &c->b);
+	kt_tap_start(c);
+	memcpy(c->to, a->dev->dev_addr, IPC_ADDR_LEN);
+	ipn_kunit_xmit(b, c->to, KT_IP_B);
+	KUNIT_ASSERT_TRUE_MSG(test, kt_wait(c, KT_CONNECT_MS, kt_b_connected),
+			      "B -> A: not connected");
+	rc = ipn_stat(a, cm_rx_packets);
+	bad = ipn_stat_drop(a, IPC_R_BAD_ADDR);
+
+	kt_ns_padded(f, 344, b->dev->dev_addr);
+	ipn_kunit_xmit_frame(b, c->to, ETH_P_IPV6, f, 344);
+	KUNIT_EXPECT_TRUE_MSG(test,
+			      kt_until(2000, ipn_stat(a, cm_rx_packets) > rc),
+			      "the NS did not come through: %llu truncated",
+			      ipn_stat_drop(a, IPC_R_TRUNCATED));
+	KUNIT_EXPECT_EQ(test, ipn_stat_drop(a, IPC_R_TRUNCATED), 0u);
+
+	kt_ns_padded(f, 344, b->dev->broadcast);
+	ipn_kunit_xmit_frame(b, c->to, ETH_P_IPV6, f, 344);
+	KUNIT_EXPECT_TRUE(test, kt_until(2000, ipn_stat_drop(a, IPC_R_BAD_ADDR) >
+					 bad));
+	KUNIT_EXPECT_EQ(test, ipn_stat(a, cm_rx_packets), rc + 1);
+	/* Both went over the connection. */
+	KUNIT_EXPECT_EQ(test, ipn_stat(b, cm_connects), 1u);
+}
+
 static struct kunit_case ipn_cm_cases[] = {
 	KUNIT_CASE(cm_accept_and_cap),
 	KUNIT_CASE(cm_rx_idle_reaped),
@@ -928,6 +991,7 @@ static struct kunit_case ipn_cm_cases[] = {
 	KUNIT_CASE(cm_dead_peer_stall),
 	KUNIT_CASE(cm_tx_bounded),
 	KUNIT_CASE(cm_late_completion),
+	KUNIT_CASE(cm_rx_nd_in_pages),
 	{}
 };
 

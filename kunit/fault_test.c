@@ -221,7 +221,7 @@ static void fault_control_path(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, ipn_kunit_open(priv), 0);
 		KUNIT_EXPECT_TRUE(test, netif_carrier_ok(priv->dev));
 		/* 224.1.2.3 on this link (RFC 4391 s4). */
-		ipc_mgid_from_ipv4(ip_group, priv->ifid.bcast_gid, mgid);
+		kt_mgid_v4(ip_group, priv->ifid.bcast_gid, mgid);
 		ipn_kunit_mc_addr(group, mgid);
 
 		ipn_kunit_fault_arm(n);

@@ -6,8 +6,38 @@
 #include <kunit/test.h>
 #include <kunit/resource.h>
 
+#include <linux/string.h>
+#include <net/if_inet6.h>
+#include <net/ip.h>
+
 struct ib_device;
 struct ipn_priv;
+
+/*
+ * The MGID the stack maps an IP group to on the link of bcast_gid (RFC
+ * 4391 s4), by the kernel's own helpers: the tests' oracle.
+ */
+static inline void kt_mgid_v4(const u8 *ip, const u8 *bcast_gid, u8 *mgid)
+{
+	u8 bcast[20] = {}, hw[20];
+	__be32 group;
+
+	memcpy(&group, ip, 4);
+	memcpy(bcast + 4, bcast_gid, 16);
+	ip_ib_mc_map(group, bcast, hw);
+	memcpy(mgid, hw + 4, 16);
+}
+
+static inline void kt_mgid_v6(const u8 *ip6, const u8 *bcast_gid, u8 *mgid)
+{
+	u8 bcast[20] = {}, hw[20];
+	struct in6_addr group;
+
+	memcpy(&group, ip6, 16);
+	memcpy(bcast + 4, bcast_gid, 16);
+	ipv6_ib_mc_map(&group, bcast, hw);
+	memcpy(mgid, hw + 4, 16);
+}
 
 extern char *ipn_kunit_ibdev;
 extern char *ipn_kunit_roce_peer;
@@ -30,6 +60,9 @@ struct ipn_kunit_path ipn_kunit_path(struct ipn_priv *priv, const u8 *gid);
 
 /* Send one IPv4 frame to the 20-byte address daddr, as the stack does. */
 void ipn_kunit_xmit(struct ipn_priv *priv, const u8 *daddr, __be32 ip_dst);
+/* The same with len bytes of data of type proto. */
+void ipn_kunit_xmit_frame(struct ipn_priv *priv, const u8 *daddr, u16 proto,
+			  const void *data, unsigned int len);
 
 /*
  * Control-path faults (kunit/fault_test.c): from arm(n) on, the n-th

@@ -64,27 +64,23 @@ struct ib_device *ipn_kunit_get_peer_ibdev(struct kunit *test)
 	return ca;
 }
 
-/* Send one IPv4 frame to the 20-byte address daddr, as the stack does. */
-void ipn_kunit_xmit(struct ipn_priv *priv, const u8 *daddr, __be32 ip_dst)
+/* Send len bytes of type proto to the 20-byte address daddr, as the stack does. */
+void ipn_kunit_xmit_frame(struct ipn_priv *priv, const u8 *daddr, u16 proto,
+			  const void *data, unsigned int len)
 {
 	struct net_device *dev = priv->dev;
 	struct netdev_queue *txq;
 	struct sk_buff *skb;
-	struct iphdr *ip;
 
-	skb = alloc_skb(IPN_HARD_LEN + 64, GFP_KERNEL);
+	skb = alloc_skb(IPN_HARD_LEN + len, GFP_KERNEL);
 	if (!skb)
 		return;
 	skb_reserve(skb, IPN_HARD_LEN);
-	ip = skb_put_zero(skb, 64);
-	ip->version = 4;
-	ip->ihl = 5;
-	ip->ttl = 1;
-	ip->tot_len = htons(64);
-	ip->daddr = ip_dst;
+	skb_put_data(skb, data, len);
+	skb_reset_network_header(skb);
 	skb->dev = dev;
-	skb->protocol = htons(ETH_P_IP);
-	dev_hard_header(skb, dev, ETH_P_IP, daddr, NULL, skb->len);
+	skb->protocol = htons(proto);
+	dev_hard_header(skb, dev, proto, daddr, NULL, skb->len);
 	skb_reset_mac_header(skb);
 
 	local_bh_disable();
@@ -94,6 +90,19 @@ void ipn_kunit_xmit(struct ipn_priv *priv, const u8 *daddr, __be32 ip_dst)
 		kfree_skb(skb);
 	__netif_tx_unlock(txq);
 	local_bh_enable();
+}
+
+/* Send one IPv4 frame to the 20-byte address daddr, as the stack does. */
+void ipn_kunit_xmit(struct ipn_priv *priv, const u8 *daddr, __be32 ip_dst)
+{
+	struct iphdr ip[4] = {};	/* 64 bytes */
+
+	ip->version = 4;
+	ip->ihl = 5;
+	ip->ttl = 1;
+	ip->tot_len = htons(sizeof(ip));
+	ip->daddr = ip_dst;
+	ipn_kunit_xmit_frame(priv, daddr, ETH_P_IP, ip, sizeof(ip));
 }
 
 /* Let the interface's works and the core's timers run for about ms. */

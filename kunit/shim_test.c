@@ -11,6 +11,8 @@
 #include <linux/if_arp.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
+#include <net/arp.h>
+#include <net/ndisc.h>
 #include "ipoib_ng.h"
 #include "ipn_kunit.h"
 
@@ -309,12 +311,12 @@ static void shim_rx_frame(struct kunit *test)
 	kt_rx_expect(test, ipn_rx_frame(priv, skb, &wc), ETH_P_IP, PACKET_HOST,
 		     0x22, kt_peer_gid, 28);
 	/* The broadcast group (s4). */
-	skb = kt_rx_skb(test, kt_peer_gid, priv->ifid.bcast_gid, ETH_P_ARP, 28);
-	kt_rx_expect(test, ipn_rx_frame(priv, skb, &wc), ETH_P_ARP,
+	skb = kt_rx_skb(test, kt_peer_gid, priv->ifid.bcast_gid, ETH_P_IP, 28);
+	kt_rx_expect(test, ipn_rx_frame(priv, skb, &wc), ETH_P_IP,
 		     PACKET_BROADCAST, 0x22, kt_peer_gid, 28);
 	/* Another group: multicast, counted. */
-	skb = kt_rx_skb(test, kt_peer_gid, kt_mgid, ETH_P_IPV6, 28);
-	kt_rx_expect(test, ipn_rx_frame(priv, skb, &wc), ETH_P_IPV6,
+	skb = kt_rx_skb(test, kt_peer_gid, kt_mgid, ETH_P_IP, 28);
+	kt_rx_expect(test, ipn_rx_frame(priv, skb, &wc), ETH_P_IP,
 		     PACKET_MULTICAST, 0x22, kt_peer_gid, 28);
 	KUNIT_EXPECT_EQ(test, ipn_stat(priv, multicast), 1u);
 	/* No valid GRH: no sender address, still delivered. */
@@ -326,7 +328,7 @@ static void shim_rx_frame(struct kunit *test)
 
 	/* Our own multicast, looped back by the fabric: not an error. */
 	wc.src_qp = priv->ifid.qpn;
-	skb = kt_rx_skb(test, kt_own_gid, priv->ifid.bcast_gid, ETH_P_ARP, 28);
+	skb = kt_rx_skb(test, kt_own_gid, priv->ifid.bcast_gid, ETH_P_IP, 28);
 	KUNIT_EXPECT_NULL(test, ipn_rx_frame(priv, skb, &wc));
 	KUNIT_EXPECT_EQ(test, ipn_stat_drop(priv, IPC_R_LOOPBACK), 1u);
 	KUNIT_EXPECT_EQ(test, ipn_stat(priv, rx_dropped), 0u);
@@ -370,6 +372,102 @@ static void shim_rx_frame_roce_ipv4(struct kunit *test)
 		     0x33, sgid, 28);
 }
 
+/*
+ * A frame carrying the bytes of skb (its network header on) as an RX
+ * buffer from the peer, to us.
+ */
+static struct sk_buff *kt_rx_copy(struct kunit *test, u16 type,
+				  const struct sk_buff *from, unsigned int *len)
+{
+	struct sk_buff *skb;
+
+	*len = skb_tail_pointer(from) - skb_network_header(from);
+	skb = kt_rx_skb(test, kt_peer_gid, kt_own_gid, type, *len);
+	memcpy(skb->data + IB_GRH_BYTES + IPC_HDR_LEN,
+	       skb_network_header(from), *len);
+	return skb;
+}
+
+/* The kernel's own Neighbor Solicitation from dev, for target 10::2. */
+static struct sk_buff *kt_ns(struct kunit *test, struct net_device *dev,
+			     const u8 *lladdr)
+{
+	struct sk_buff *ns = alloc_skb(256, GFP_KERNEL);
+	struct ipv6hdr *ip6;
+	struct nd_msg *msg;
+
+	KUNIT_ASSERT_NOT_NULL(test, ns);
+	ns->dev = dev;
+	skb_reset_network_header(ns);
+	ip6 = skb_put_zero(ns, sizeof(*ip6));
+	ip6->version = 6;
+	ip6->nexthdr = IPPROTO_ICMPV6;
+	ip6->hop_limit = 255;
+	msg = skb_put_zero(ns, sizeof(*msg));
+	msg->icmph.icmp6_type = NDISC_NEIGHBOUR_SOLICITATION;
+	msg->target.s6_addr[0] = 0x10;
+	msg->target.s6_addr[15] = 2;
+	__ndisc_fill_addr_option(ns, ND_OPT_SOURCE_LL_ADDR, lladdr,
+				 dev->addr_len,
+				 ndisc_addr_option_pad(dev->type));
+	ip6->payload_len = htons(ns->len - sizeof(*ip6));
+	return ns;
+}
+
+/*
+ * RFC 4391 s9.2, s9.3: the ARP and ND the kernel itself builds for an
+ * IPoIB device (arp_create(), the ND option writer) go through; the same
+ * with a sender or option address that is no unicast endpoint (the
+ * broadcast address: every host of the partition would get the traffic
+ * of the IP it claims, the real peer among them, so that nobody notices)
+ * is dropped under IPC_R_BAD_ADDR, before the stack's neighbour table.
+ */
+static void shim_rx_resolution(struct kunit *test)
+{
+	struct ipn_priv *priv = kt_rx_priv(test, false);
+	struct net_device *dev = priv->dev;
+	u8 peer[IPC_ADDR_LEN] = { 0, 0, 0, 0x22 };
+	struct sk_buff *arp, *ns, *skb;
+	struct ib_wc wc;
+	unsigned int len;
+
+	memcpy(peer + 4, kt_peer_gid, 16);
+	dev_addr_set(dev, peer);
+	arp = arp_create(ARPOP_REQUEST, ETH_P_ARP, htonl(0x0a000001), dev,
+			 htonl(0x0a000002), dev->broadcast, peer, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, arp);
+	skb = kt_rx_copy(test, ETH_P_ARP, arp, &len);
+	KUNIT_EXPECT_EQ(test, len, (unsigned int)IPC_ARP_LEN);
+	wc = kt_wc(0x22, IB_GRH_BYTES + IPC_HDR_LEN + len);
+	kt_rx_expect(test, ipn_rx_frame(priv, skb, &wc), ETH_P_ARP,
+		     PACKET_HOST, 0x22, kt_peer_gid, len);
+
+	/* The sender claims the broadcast address. */
+	memcpy(skb_network_header(arp) + 8, dev->broadcast, IPC_ADDR_LEN);
+	skb = kt_rx_copy(test, ETH_P_ARP, arp, &len);
+	KUNIT_EXPECT_NULL(test, ipn_rx_frame(priv, skb, &wc));
+	KUNIT_EXPECT_EQ(test, ipn_stat_drop(priv, IPC_R_BAD_ADDR), 1u);
+	/* Not IPoIB's ARP: Ethernet's hardware type and length. */
+	skb_network_header(arp)[1] = ARPHRD_ETHER;
+	skb = kt_rx_copy(test, ETH_P_ARP, arp, &len);
+	KUNIT_EXPECT_NULL(test, ipn_rx_frame(priv, skb, &wc));
+	KUNIT_EXPECT_EQ(test, ipn_stat_drop(priv, IPC_R_BAD_HWTYPE), 1u);
+	kfree_skb(arp);
+
+	ns = kt_ns(test, dev, peer);
+	skb = kt_rx_copy(test, ETH_P_IPV6, ns, &len);
+	wc = kt_wc(0x22, IB_GRH_BYTES + IPC_HDR_LEN + len);
+	kt_rx_expect(test, ipn_rx_frame(priv, skb, &wc), ETH_P_IPV6,
+		     PACKET_HOST, 0x22, kt_peer_gid, len);
+	kfree_skb(ns);
+	ns = kt_ns(test, dev, dev->broadcast);
+	skb = kt_rx_copy(test, ETH_P_IPV6, ns, &len);
+	KUNIT_EXPECT_NULL(test, ipn_rx_frame(priv, skb, &wc));
+	KUNIT_EXPECT_EQ(test, ipn_stat_drop(priv, IPC_R_BAD_ADDR), 2u);
+	kfree_skb(ns);
+	KUNIT_EXPECT_EQ(test, ipn_stat(priv, rx_dropped), 3u);
+}
+
 static struct kunit_case ipn_shim_cases[] = {
 	KUNIT_CASE(shim_setup_device),
 	KUNIT_CASE(shim_header_create),
@@ -379,6 +477,7 @@ static struct kunit_case ipn_shim_cases[] = {
 	KUNIT_CASE(shim_event_mapping),
 	KUNIT_CASE(shim_rx_frame),
 	KUNIT_CASE(shim_rx_frame_roce_ipv4),
+	KUNIT_CASE(shim_rx_resolution),
 	{}
 };
 

@@ -17,7 +17,7 @@ CORE_OUT := $(CURDIR)/build
 CORE_JOBS ?= 2
 CORE_COV_MIN ?= 95
 FUZZ_SECONDS ?= 10
-CORE_FUZZ_TARGETS := fuzz_rx fuzz_arp fuzz_nd fuzz_addr fuzz_sa
+CORE_FUZZ_TARGETS := fuzz_rx fuzz_addr fuzz_sa
 
 # configure-and-build DIR FLAVOUR COMPILER
 define core_build

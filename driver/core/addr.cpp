@@ -49,11 +49,6 @@ inline u32 hash_gid(const u8 *gid, u64 extra, u32 seed)
 	return fold32(h);
 }
 
-constexpr char hex_digits[] = "0123456789abcdef";
-
-/* iproute2 prints a 20-byte lladdr as 20 pairs joined by ':'. */
-constexpr u32 addr_text_len = IPC_ADDR_LEN * 3 - 1;
-
 } // namespace
 } // namespace ipc
 
@@ -88,11 +83,6 @@ extern "C" ipc_u32 ipc_gid_hash(const ipc_u8 gid[16], ipc_u32 seed)
 	return hash_gid(gid, 0, seed);
 }
 
-extern "C" int ipc_addr_is_mcast(const ipc_u8 a[20])
-{
-	return addr_qpn(a) == IPC_QPN_MCAST && gid_is_mcast(addr_gid(a));
-}
-
 /* s4 figure 2, preceded by flags 0 and the multicast QPN. */
 extern "C" void ipc_addr_broadcast(ipc_u16 pkey, ipc_u8 scope, ipc_u8 out[20])
 {
@@ -106,18 +96,6 @@ extern "C" void ipc_addr_broadcast(ipc_u16 pkey, ipc_u8 scope, ipc_u8 out[20])
 	out[16] = out[17] = out[18] = out[19] = 0xff;
 }
 
-extern "C" int ipc_addr_format(const ipc_u8 a[20], char *buf, ipc_u32 len)
-{
-	if (len < addr_text_len + 1)
-		return -IPC_ERANGE;
-	for (u32 i = 0; i < IPC_ADDR_LEN; i++) {
-		buf[3 * i] = hex_digits[a[i] >> 4];
-		buf[3 * i + 1] = hex_digits[a[i] & 0xf];
-		buf[3 * i + 2] = i + 1 < IPC_ADDR_LEN ? ':' : '\0';
-	}
-	return static_cast<int>(addr_text_len);
-}
-
 /*
  * s9.1.1: bytes 0..3 (flags, QPN) name the interface's own QP; only the
  * GID may be another one of the port's.
@@ -129,20 +107,4 @@ extern "C" int ipc_addr_check_set(const ipc_u8 cur[20], const ipc_u8 want[20])
 	if (gid_is_zero(addr_gid(want)) || gid_is_mcast(addr_gid(want)))
 		return IPC_SETADDR_GID;
 	return IPC_SETADDR_OK;
-}
-
-/* s8: toggle the "u" bit unless the GUID is already modified EUI-64. */
-extern "C" void ipc_iid_from_guid(const ipc_u8 guid[8], int modified,
-				  ipc_u8 iid[8])
-{
-	mem_copy(iid, guid, 8);
-	if (!modified)
-		iid[0] ^= 0x02;
-}
-
-/* s9.4: a changed QPN or GID invalidates what was built for the old one. */
-extern "C" int ipc_neigh_addr_changed(const ipc_u8 old_addr[20],
-				      const ipc_u8 new_addr[20])
-{
-	return !ipc_addr_same(old_addr, new_addr);
 }

@@ -287,15 +287,10 @@ extern "C" ipc_u32 ipc_am_gen(const struct ipc_am *am)
 	return am->gen;
 }
 
-extern "C" const char *ipc_am_state_name(int state)
-{
-	return name_of(am_state_names, state);
-}
-
 extern "C" void ipc_am_view(const struct ipc_am *am, struct ipc_view *v)
 {
 	view_clear(v);
-	v->state = ipc_am_state_name(am->state);
+	v->state = name_of(am_state_names, am->state);
 	v->attempts = am->attempts;
 	v->pending = am->pending;
 	v->members = am->groups;

@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * arp_nd.cpp - address-resolution payloads: ARP/RARP/InARP over IPoIB
- * (RFC 4391 s9.2) and the IPv6 ND link-layer address option (s9.3).
+ * arp_nd.cpp - the address-resolution payloads of received frames:
+ * ARP/RARP/InARP over IPoIB (RFC 4391 s9.2) and the link-layer address
+ * options of IPv6 ND (s9.3), checked by ipc_rx_classify() (encap.cpp).
  *
- * Both validators also reject a sender/option address that cannot be a
- * unicast endpoint (QPN 0 or 0xffffff, zero or multicast GID) with
- * IPC_R_BAD_ADDR: such an address would poison a neighbour entry. The
- * builders refuse what the validators reject, so build-then-validate
- * always round-trips.
+ * Both reject a sender/option address that cannot be a unicast endpoint
+ * (QPN 0 or 0xffffff, zero or multicast GID) with IPC_R_BAD_ADDR: such an
+ * address would poison a neighbour entry.
  */
 #include "core.hpp"
 
@@ -73,16 +72,11 @@ Verdict arp_validate(const u8 *buf, u32 len)
 	return IPC_R_OK;
 }
 
-Verdict nd_opt_validate(const u8 *opt, u32 len)
+/* A source or target link-layer option, its opt[1] * 8 bytes there. */
+Verdict nd_opt_validate(const u8 *opt)
 {
-	if (len < 2)
-		return IPC_R_TRUNCATED;
-	if (opt[0] != ND_OPT_SOURCE_LL && opt[0] != ND_OPT_TARGET_LL)
-		return IPC_R_BAD_OPT_TYPE;
 	if (opt[1] != nd_opt_units)
 		return IPC_R_BAD_OPT_LEN;
-	if (len < IPC_ND_OPT_LEN)
-		return IPC_R_TRUNCATED;
 	/* s9.3: two octets of zero MUST be prepended. */
 	if (opt[2] || opt[3])
 		return IPC_R_BAD_PAD;
@@ -91,85 +85,102 @@ Verdict nd_opt_validate(const u8 *opt, u32 len)
 	return IPC_R_OK;
 }
 
-/* The hardware address as sent: reserved flag bits cleared (s9.1.1). */
-void put_hw_addr(u8 *out, const u8 *a)
+/* RFC 8200 s4: the extension headers an ND message may follow. */
+constexpr u8 ip6_hop_by_hop = 0;
+constexpr u8 ip6_routing = 43;
+constexpr u8 ip6_dest_opts = 60;
+constexpr u8 ip6_icmp = 58;
+constexpr u32 ip6_hdr_len = 40;
+/* More than this many extension headers: not followed (RFC 8200 s4.1). */
+constexpr int ip6_ext_max = 8;
+
+/* RFC 4861 s4: where the options of each ND message begin. */
+constexpr u32 nd_opts_at(u8 type)
 {
-	out[0] = a[0] & IPC_ADDR_FLAG_CM;
-	mem_copy(out + 1, a + 1, IPC_ADDR_LEN - 1);
+	switch (type) {
+	case 133: /* Router Solicitation */
+		return 8;
+	case 134: /* Router Advertisement */
+		return 16;
+	case 135: /* Neighbor Solicitation */
+	case 136: /* Neighbor Advertisement */
+		return 24;
+	case 137: /* Redirect */
+		return 40;
+	default:
+		return 0;
+	}
 }
 
-Status arp_build_check(u16 op, const u8 *sha, const u8 *sip, const u8 *tip,
-		       const u8 *out, u32 len)
+/*
+ * An IPv6 packet (p, len visible bytes): if it is an ND message (RFC
+ * 4861), the link-layer address options in it (s9.3). Anything else is
+ * the stack's to judge. A fragment is not looked into: the stack drops
+ * fragmented ND (RFC 6980), and so ND has no options in later fragments.
+ */
+Verdict nd_validate(const u8 *p, u32 len)
 {
-	if ((op != ARP_REQUEST && op != ARP_REPLY) || !sha || !sip || !tip ||
-	    !addr_is_unicast_endpoint(sha))
-		return Status::err(IPC_EINVAL);
-	if (!out || len < IPC_ARP_LEN)
-		return Status::err(IPC_ERANGE);
-	return Status::ok();
+	if (len < ip6_hdr_len)
+		return IPC_R_TRUNCATED;
+	if ((p[0] >> 4) != 6)
+		return IPC_R_OK;
+	u32 end = ip6_hdr_len + load_be16(p + 4);
+	u32 off = ip6_hdr_len;
+	u8 next = p[6];
+
+	for (int i = 0; next == ip6_hop_by_hop || next == ip6_routing ||
+			next == ip6_dest_opts;
+	     i++) {
+		if (i == ip6_ext_max)
+			return IPC_R_OK;
+		if (off + 2 > len)
+			return IPC_R_TRUNCATED;
+		next = p[off];
+		off += (p[off + 1] + 1u) * 8;
+	}
+	if (next != ip6_icmp)
+		return IPC_R_OK;
+	if (off + 1 > len)
+		return IPC_R_TRUNCATED;
+	u32 opts = nd_opts_at(p[off]);
+	if (!opts)
+		return IPC_R_OK;
+	/* What the payload length covers, or what arrived. */
+	for (off += opts; off + 2 <= end;) {
+		if (off + 2 > len)
+			return IPC_R_TRUNCATED;
+		u32 olen = p[off + 1] * 8u;
+		/* RFC 4861 s4.6: a zero length is invalid, and so the message. */
+		if (!olen)
+			return IPC_R_BAD_OPT_LEN;
+		if (p[off] == ND_OPT_SOURCE_LL || p[off] == ND_OPT_TARGET_LL) {
+			if (off + olen > len)
+				return IPC_R_TRUNCATED;
+			Verdict v = nd_opt_validate(p + off);
+			if (!v.is_ok())
+				return v;
+		}
+		off += olen;
+	}
+	return IPC_R_OK;
 }
 
-Status arp_build(u16 op, const u8 *sha, const u8 *sip, const u8 *tha,
-		 const u8 *tip, u8 *out, u32 len)
+/*
+ * s9.2, s9.3: the address-resolution payload of a received frame of type
+ * ethertype (p after the IPoIB header). A sender or option address that
+ * cannot be a unicast endpoint would poison the stack's neighbour entry
+ * for a unicast IP: a multicast or the broadcast address there sends that
+ * host's traffic to every member of the group, the real peer among them,
+ * so that nobody notices. The stack checks the lengths, not this.
+ */
+Verdict resolution_check(u16 ethertype, const u8 *p, u32 len)
 {
-	IPC_TRY(arp_build_check(op, sha, sip, tip, out, len));
-	store_be16(out + arp_hwtype, IPC_ARP_HWTYPE);
-	store_be16(out + arp_proto, IPC_ETH_P_IP);
-	out[arp_hlen] = IPC_ADDR_LEN;
-	out[arp_plen] = 4;
-	store_be16(out + arp_op, op);
-	put_hw_addr(out + arp_sha, sha);
-	mem_copy(out + arp_sip, sip, 4);
-	if (tha)
-		put_hw_addr(out + arp_tha, tha);
-	else
-		mem_zero(out + arp_tha, IPC_ADDR_LEN);
-	mem_copy(out + arp_tip, tip, 4);
-	return Status::ok();
+	if (ethertype == IPC_ETH_P_ARP || ethertype == IPC_ETH_P_RARP)
+		return arp_validate(p, len);
+	if (ethertype == IPC_ETH_P_IPV6)
+		return nd_validate(p, len);
+	return IPC_R_OK;
 }
 
 } // namespace
 } // namespace ipc
-
-using namespace ipc;
-
-extern "C" int ipc_arp_validate(const ipc_u8 *buf, ipc_u32 len)
-{
-	return arp_validate(buf, len).to_int();
-}
-
-/* tha may be NULL (a request): the target hardware address is zero. */
-extern "C" int ipc_arp_build(ipc_u16 op, const ipc_u8 sha[20],
-			     const ipc_u8 sip[4], const ipc_u8 tha[20],
-			     const ipc_u8 tip[4], ipc_u8 *out, ipc_u32 len)
-{
-	Status st = arp_build(op, sha, sip, tha, tip, out, len);
-
-	return st.is_ok() ? IPC_ARP_LEN : st.to_errno();
-}
-
-/* addr may be NULL; *addr is set to NULL unless the option is valid. */
-extern "C" int ipc_nd_opt_validate(const ipc_u8 *opt, ipc_u32 len,
-				   const ipc_u8 **addr)
-{
-	Verdict v = nd_opt_validate(opt, len);
-
-	if (addr)
-		*addr = v.is_ok() ? opt + nd_opt_addr : nullptr;
-	return v.to_int();
-}
-
-/* -IPC_EINVAL also for an address that cannot be a unicast endpoint. */
-extern "C" int ipc_nd_opt_build(ipc_u8 type, const ipc_u8 addr[20],
-				ipc_u8 out[24])
-{
-	if ((type != ND_OPT_SOURCE_LL && type != ND_OPT_TARGET_LL) ||
-	    !addr_is_unicast_endpoint(addr))
-		return -IPC_EINVAL;
-	out[0] = type;
-	out[1] = nd_opt_units;
-	out[2] = 0;
-	out[3] = 0;
-	put_hw_addr(out + nd_opt_addr, addr);
-	return IPC_ND_OPT_LEN;
-}

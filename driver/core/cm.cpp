@@ -309,11 +309,6 @@ extern "C" void ipc_cm_destroy(struct ipc_cm *c, struct ipc_result *r)
 	cm_on_destroy(k, k.state<ipc_cm_state>());
 }
 
-extern "C" const char *ipc_cm_state_name(int state)
-{
-	return name_of(cm_state_names, state);
-}
-
 extern "C" void ipc_cm_view(const struct ipc_cm *c, struct ipc_view *v)
 {
 	view_clear(v);

@@ -221,6 +221,12 @@ inline bool gid_is_zero(const u8 *gid)
 	return acc == 0;
 }
 
+/* The multicast QPN with a multicast GID. */
+constexpr bool addr_is_mcast(const u8 *a)
+{
+	return addr_qpn(a) == IPC_QPN_MCAST && gid_is_mcast(addr_gid(a));
+}
+
 /*
  * A unicast endpoint that may appear as a sender or neighbour: QPN neither
  * 0 nor the multicast QPN, GID neither zero nor multicast.

@@ -110,6 +110,10 @@ extern "C" int ipc_rx_classify(const struct ipc_ifid *self, const ipc_u8 *sgid,
 	Verdict hdr = hdr_parse(payload, len, &v->ethertype);
 	if (!hdr.is_ok())
 		return hdr.to_int();
+	Verdict res = resolution_check(v->ethertype, payload + IPC_HDR_LEN,
+				       len - IPC_HDR_LEN);
+	if (!res.is_ok())
+		return res.to_int();
 	v->pkt_type = rx_pkt_type(self, dgid);
 	if (sgid) {
 		v->has_src = 1;

@@ -133,19 +133,11 @@ int ipc_addr_same(const ipc_u8 a[20], const ipc_u8 b[20]);
 ipc_u32 ipc_addr_hash(const ipc_u8 a[20], ipc_u32 seed);
 /* Hash of a GID, mixed with seed. */
 ipc_u32 ipc_gid_hash(const ipc_u8 gid[16], ipc_u32 seed);
-/* 1 if the address is a multicast one (QPN 0xffffff and GID ff00::/8). */
-int ipc_addr_is_mcast(const ipc_u8 a[20]);
 /*
  * Broadcast address for a P_Key and scope (s4, figure 2):
  * 00:ff:ff:ff:ff:1<scope>:40:1b:<pkey|0x8000>:00*6:ff:ff:ff:ff.
  */
 void ipc_addr_broadcast(ipc_u16 pkey, ipc_u8 scope, ipc_u8 out[20]);
-/*
- * Format as iproute2 prints a 20-byte lladdr: 20 lowercase hex pairs
- * joined by ':' (59 characters + NUL). Returns characters written (59)
- * or -IPC_ERANGE if len < 60.
- */
-int ipc_addr_format(const ipc_u8 a[20], char *buf, ipc_u32 len);
 
 /*
  * May an interface whose address is cur take want (ndo_set_mac_address:
@@ -166,15 +158,9 @@ int ipc_addr_check_set(const ipc_u8 cur[20], const ipc_u8 want[20]);
 /* Multicast mapping (RFC 4391 s4)                                      */
 /* ------------------------------------------------------------------ */
 /*
- * The scope and P_Key come from the link's broadcast MGID (bcast_gid =
- * bytes 4..19 of dev->broadcast), exactly as the kernel's ip_ib_mc_map()
- * and ipv6_ib_mc_map() take them from dev->broadcast. The results agree
- * byte for byte with those helpers. 255.255.255.255 maps to bcast_gid.
+ * The stack maps an IP group to its MGID itself (ip_ib_mc_map(),
+ * ipv6_ib_mc_map(), from dev->broadcast); the core checks the result.
  */
-void ipc_mgid_from_ipv4(const ipc_u8 group[4], const ipc_u8 bcast_gid[16],
-			ipc_u8 mgid[16]);
-void ipc_mgid_from_ipv6(const ipc_u8 group[16], const ipc_u8 bcast_gid[16],
-			ipc_u8 mgid[16]);
 /* Scope nibble of an MGID (ff1S:...). */
 ipc_u8 ipc_mgid_scope(const ipc_u8 mgid[16]);
 /*
@@ -231,7 +217,13 @@ struct ipc_rx_verdict {
  * the completion had no GRH. payload/len start at the IPoIB header.
  * Returns IPC_R_OK (deliver: v filled, strip IPC_HDR_LEN), or the reason
  * to drop: IPC_R_LOOPBACK (multicast we sent: src_qpn and sgid are ours),
- * IPC_R_TRUNCATED, IPC_R_BAD_TYPE.
+ * IPC_R_BAD_TYPE, an ARP payload that is not IPoIB's (s9.2:
+ * IPC_R_BAD_HWTYPE ... IPC_R_BAD_OP) or an ND link-layer address option
+ * that is not (s9.3: IPC_R_BAD_OPT_*, IPC_R_BAD_PAD), IPC_R_BAD_ADDR for
+ * a sender or option address that cannot be a unicast endpoint (it would
+ * poison the stack's neighbour entry), IPC_R_TRUNCATED when a header or
+ * those payloads end beyond len: a caller that holds more of the frame
+ * than len (a paged skb) classifies it again with all of it.
  */
 int ipc_rx_classify(const struct ipc_ifid *self, const ipc_u8 *sgid,
 		    const ipc_u8 *dgid, ipc_u32 src_qpn, const ipc_u8 *payload,
@@ -257,43 +249,6 @@ struct ipc_tx_verdict {
  */
 int ipc_tx_classify(const struct ipc_ifid *self, const ipc_u8 daddr[20],
 		    struct ipc_tx_verdict *v);
-
-/* ------------------------------------------------------------------ */
-/* Address-resolution payloads (RFC 4391 s9.2, s9.3)                    */
-/* ------------------------------------------------------------------ */
-/*
- * Validate an ARP/RARP packet (starting at the ARP header) carried over
- * IPoIB: hw type 32, proto 0x0800, hlen 20, plen 4, op 1..4 (ARP/RARP
- * request/reply; 8/9 InARP also accepted), length sufficient.
- * Returns IPC_R_OK or the reason.
- */
-int ipc_arp_validate(const ipc_u8 *buf, ipc_u32 len);
-/*
- * Build an ARP packet (IPC_ARP_LEN bytes) into out. op is 1 or 2.
- * Returns IPC_ARP_LEN or -IPC_ERANGE / -IPC_EINVAL.
- */
-int ipc_arp_build(ipc_u16 op, const ipc_u8 sha[20], const ipc_u8 sip[4],
-		  const ipc_u8 tha[20], const ipc_u8 tip[4], ipc_u8 *out,
-		  ipc_u32 len);
-/*
- * Validate one ND source/target link-layer address option (type 1 or 2,
- * length 3, two zero pad octets, then the 20-byte address). len is the
- * bytes available from opt. On IPC_R_OK, *addr points into opt at the
- * 20-byte address. Returns IPC_R_OK or the reason.
- */
-int ipc_nd_opt_validate(const ipc_u8 *opt, ipc_u32 len, const ipc_u8 **addr);
-/* Build the 24-byte option. Returns 24 or -IPC_EINVAL (bad type). */
-int ipc_nd_opt_build(ipc_u8 type, const ipc_u8 addr[20], ipc_u8 out[24]);
-
-/* ------------------------------------------------------------------ */
-/* IPv6 interface identifier (RFC 4391 s8)                              */
-/* ------------------------------------------------------------------ */
-/*
- * Interface identifier from an EUI-64 port GUID. modified != 0 says the
- * GUID is already in modified EUI-64 form ("u" bit not toggled);
- * otherwise the "u" bit (0x02 of byte 0) is toggled.
- */
-void ipc_iid_from_guid(const ipc_u8 guid[8], int modified, ipc_u8 iid[8]);
 
 /* ------------------------------------------------------------------ */
 /* MTU (RFC 4391 s7, RFC 4755)                                          */
@@ -357,10 +312,6 @@ ipc_u32 ipc_mtu_ud_too_big(const struct ipc_mtu_info *info, ipc_u32 len);
 int ipc_pkey_valid(ipc_u16 pkey);
 /* pkey with the full-member bit set. */
 ipc_u16 ipc_pkey_full(ipc_u16 pkey);
-int ipc_pkey_is_full(ipc_u16 pkey);
-/* IBA match rule: same low 15 bits, not both limited, neither invalid. */
-int ipc_pkey_match(ipc_u16 a, ipc_u16 b);
-int ipc_qkey_is_controlled(ipc_u32 qkey);
 /*
  * Q_Key used on a RoCE port to emulate a partition (RoCE has only P_Key
  * 0xffff): the default P_Key keeps IPC_QKEY_DEFAULT, any other P_Key
@@ -553,23 +504,11 @@ void ipc_path_destroy(struct ipc_path *p, struct ipc_result *r);
  */
 int ipc_path_evictable(const struct ipc_path *p, const struct ipc_path_cfg *c,
 		       ipc_u64 now);
-const char *ipc_path_state_name(int state);
 void ipc_path_view(const struct ipc_path *p, struct ipc_view *v);
 /* When ipc_path_timer() is next due (IPC_NO_DEADLINE: never). */
 ipc_u64 ipc_path_deadline(const struct ipc_path *p);
 /* 1 while the path's address handle may carry frames (VALID, STALE). */
 int ipc_path_usable(const struct ipc_path *p);
-
-/* ------------------------------------------------------------------ */
-/* Neighbour QPN tracking (RFC 4391 s9.4)                               */
-/* ------------------------------------------------------------------ */
-/*
- * A neighbour entry's hardware address was updated from old to new.
- * Returns 1 if the entry must be rebuilt (QPN or GID changed: drop the
- * cached handle/connection for it), 0 if only flags changed.
- */
-int ipc_neigh_addr_changed(const ipc_u8 old_addr[20],
-			   const ipc_u8 new_addr[20]);
 
 /* ------------------------------------------------------------------ */
 /* Multicast group machine (RFC 4391 s5, s10, s11)                      */
@@ -702,7 +641,6 @@ void ipc_mc_destroy(struct ipc_mc *m, struct ipc_result *r);
  */
 int ipc_mc_evictable(const struct ipc_mc *m, const struct ipc_mc_cfg *c,
 		     ipc_u64 now);
-const char *ipc_mc_state_name(int state);
 void ipc_mc_view(const struct ipc_mc *m, struct ipc_view *v);
 ipc_u64 ipc_mc_deadline(const struct ipc_mc *m);
 /* 1 if a subscription of type (enum ipc_join_type bits) is wanted. */
@@ -962,7 +900,6 @@ void ipc_cm_timer(struct ipc_cm *c, const struct ipc_cm_cfg *cfg, ipc_u64 now,
  * needed; FREE always.
  */
 void ipc_cm_destroy(struct ipc_cm *c, struct ipc_result *r);
-const char *ipc_cm_state_name(int state);
 void ipc_cm_view(const struct ipc_cm *c, struct ipc_view *v);
 ipc_u64 ipc_cm_deadline(const struct ipc_cm *c);
 /* 1 while connected: frames go over the connection. */
@@ -1171,7 +1108,6 @@ int ipc_am_answer(struct ipc_am *am, int which, int status, ipc_u64 now,
 int ipc_am_flushed(struct ipc_am *am);
 /* The read in flight, or the last: the shim marks the groups it lists. */
 ipc_u32 ipc_am_gen(const struct ipc_am *am);
-const char *ipc_am_state_name(int state);
 void ipc_am_view(const struct ipc_am *am, struct ipc_view *v);
 
 /* What a group decision of the mode needs of the interface. */

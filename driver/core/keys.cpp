@@ -18,6 +18,19 @@ constexpr u16 pkey_base(u16 pkey)
 	return pkey & pkey_base_mask;
 }
 
+constexpr bool pkey_is_full(u16 pkey)
+{
+	return (pkey & IPC_PKEY_FULL) != 0;
+}
+
+/* IBA s10.9.3: equal base, at least one full member, both valid. */
+constexpr bool pkey_match(u16 a, u16 b)
+{
+	return pkey_base(a) != 0 && pkey_base(b) != 0 &&
+	       pkey_base(a) == pkey_base(b) &&
+	       (pkey_is_full(a) || pkey_is_full(b));
+}
+
 } // namespace
 } // namespace ipc
 
@@ -32,25 +45,6 @@ extern "C" int ipc_pkey_valid(ipc_u16 pkey)
 extern "C" ipc_u16 ipc_pkey_full(ipc_u16 pkey)
 {
 	return static_cast<u16>(pkey | IPC_PKEY_FULL);
-}
-
-extern "C" int ipc_pkey_is_full(ipc_u16 pkey)
-{
-	return (pkey & IPC_PKEY_FULL) != 0;
-}
-
-/* IBA s10.9.3: equal base, at least one full member, both valid. */
-extern "C" int ipc_pkey_match(ipc_u16 a, ipc_u16 b)
-{
-	return ipc_pkey_valid(a) && ipc_pkey_valid(b) &&
-	       pkey_base(a) == pkey_base(b) &&
-	       (ipc_pkey_is_full(a) || ipc_pkey_is_full(b));
-}
-
-/* s4.1: a controlled Q_Key has the high-order bit set. */
-extern "C" int ipc_qkey_is_controlled(ipc_u32 qkey)
-{
-	return (qkey & IPC_QKEY_CONTROLLED) != 0;
 }
 
 /*
@@ -87,5 +81,5 @@ extern "C" int ipc_cm_pkey_allowed(ipc_u16 if_pkey, int roce)
 extern "C" int ipc_cm_req_pkey_ok(ipc_u16 req_pkey, ipc_u16 if_pkey, int roce)
 {
 	return ipc_cm_pkey_allowed(if_pkey, roce) &&
-	       ipc_pkey_match(req_pkey, if_pkey);
+	       pkey_match(req_pkey, if_pkey);
 }

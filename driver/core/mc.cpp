@@ -588,11 +588,6 @@ extern "C" int ipc_mc_evictable(const struct ipc_mc *m,
 	return mc_evictable(m, c, now) ? 1 : 0;
 }
 
-extern "C" const char *ipc_mc_state_name(int state)
-{
-	return name_of(mc_state_names, state);
-}
-
 extern "C" void ipc_mc_view(const struct ipc_mc *m, struct ipc_view *v)
 {
 	view_clear(v);

@@ -16,7 +16,6 @@ namespace
 constexpr size_t mgid_flags_scope = 1; /* ff1S: T flag set, scope S */
 constexpr size_t mgid_signature = 2;
 constexpr size_t mgid_pkey = 4;
-constexpr size_t mgid_group = 6; /* 80-bit group ID */
 
 constexpr u8 mgid_tflag = 0x10;
 
@@ -42,31 +41,6 @@ inline void mgid_prefix(const u8 *bcast_gid, u16 signature, u8 *mgid)
 
 using namespace ipc;
 
-extern "C" void ipc_mgid_from_ipv4(const ipc_u8 group[4],
-				   const ipc_u8 bcast_gid[16], ipc_u8 mgid[16])
-{
-	/* s4: the limited broadcast address SHALL map to the broadcast-GID. */
-	if ((group[0] & group[1] & group[2] & group[3]) == 0xff) {
-		mem_copy(mgid, bcast_gid, IPC_GID_LEN);
-		return;
-	}
-	/* s4: the 28-bit group ID in the low 28 bits, the rest zero. */
-	mgid_prefix(bcast_gid, IPC_SIG_IPV4, mgid);
-	mgid[12] = group[0] & 0x0f;
-	mgid[13] = group[1];
-	mgid[14] = group[2];
-	mgid[15] = group[3];
-}
-
-extern "C" void ipc_mgid_from_ipv6(const ipc_u8 group[16],
-				   const ipc_u8 bcast_gid[16], ipc_u8 mgid[16])
-{
-	/* s4: the low 80 bits of the group ID are used directly. */
-	mgid_prefix(bcast_gid, IPC_SIG_IPV6, mgid);
-	mem_copy(mgid + mgid_group, group + mgid_group,
-		 IPC_GID_LEN - mgid_group);
-}
-
 extern "C" ipc_u8 ipc_mgid_scope(const ipc_u8 mgid[16])
 {
 	return mgid[mgid_flags_scope] & 0xf;
@@ -84,7 +58,7 @@ extern "C" int ipc_mcast_addr_check(const ipc_u8 hw[20],
 {
 	const u8 *mgid = addr_gid(hw);
 
-	if (!ipc_addr_is_mcast(hw))
+	if (!addr_is_mcast(hw))
 		return IPC_R_BAD_ADDR;
 	u16 sig = load_be16(mgid + mgid_signature);
 	if (mgid[mgid_flags_scope] !=

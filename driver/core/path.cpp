@@ -390,11 +390,6 @@ extern "C" int ipc_path_evictable(const struct ipc_path *p,
 	return path_evictable(p, c, now) ? 1 : 0;
 }
 
-extern "C" const char *ipc_path_state_name(int state)
-{
-	return name_of(path_state_names, state);
-}
-
 extern "C" void ipc_path_view(const struct ipc_path *p, struct ipc_view *v)
 {
 	view_clear(v);

@@ -156,13 +156,13 @@ static void sa_allmulti(struct kunit *test)
 	int i, sub66, sub67, table, failures;
 
 	kt_join_bcast(test, priv);
-	ipc_mgid_from_ipv4(ip_a, priv->ifid.bcast_gid, g[0]);
-	ipc_mgid_from_ipv6(ip6_b, priv->ifid.bcast_gid, g[1]);
+	kt_mgid_v4(ip_a, priv->ifid.bcast_gid, g[0]);
+	kt_mgid_v6(ip6_b, priv->ifid.bcast_gid, g[1]);
 	memcpy(g[2], g[0], 16);
 	g[2][5] ^= 0x01;		/* P_Key 0xfffe */
 	memcpy(g[3], priv->ifid.bcast_gid, 16);
-	ipc_mgid_from_ipv4(ip_d, priv->ifid.bcast_gid, g[4]);
-	ipc_mgid_from_ipv4(ip_e, priv->ifid.bcast_gid, g[5]);
+	kt_mgid_v4(ip_d, priv->ifid.bcast_gid, g[4]);
+	kt_mgid_v4(ip_e, priv->ifid.bcast_gid, g[5]);
 
 	/* The stack's own group d: FullMember. */
 	ipn_kunit_mc_addr(hw_d, g[4]);
@@ -355,7 +355,7 @@ static void sa_allmulti_groups_bounded(struct kunit *test)
 	/* Twelve groups created on the fabric, one notice each. */
 	for (i = 0; i < 12; i++) {
 		ip[3] = i;
-		ipc_mgid_from_ipv4(ip, priv->ifid.bcast_gid, g[i]);
+		kt_mgid_v4(ip, priv->ifid.bcast_gid, g[i]);
 		kt_am_notice(test, priv, IPC_TRAP_MCG_CREATED, g[i]);
 	}
 	kt_settle(priv);
@@ -395,7 +395,7 @@ static void sa_allmulti_answer_at_once(struct kunit *test)
 	int sub66, sub67, table, failures;
 
 	KUNIT_ASSERT_NOT_NULL(test, g);
-	ipc_mgid_from_ipv4(ip, priv->ifid.bcast_gid, g[0]);
+	kt_mgid_v4(ip, priv->ifid.bcast_gid, g[0]);
 	kt_join_bcast(test, priv);
 	failures = ipn_stat(priv, mc_failures);
 	kt_sa.am_list = (const u8 (*)[16])g;
@@ -433,7 +433,7 @@ static void sa_allmulti_reports_limited(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, g);
 	for (i = 0; i < 5; i++) {
 		ip[3] = i;
-		ipc_mgid_from_ipv4(ip, priv->ifid.bcast_gid, g[i]);
+		kt_mgid_v4(ip, priv->ifid.bcast_gid, g[i]);
 	}
 	kt_join_bcast(test, priv);
 	kt_am_enter(test, priv, &sub66, &sub67, &table);
@@ -494,7 +494,7 @@ static void sa_allmulti_reports_limited(struct kunit *test)
 	memcpy(g[1], g[3], 16);
 	kt_am_answer(priv, table, (const u8 (*)[16])g, 3, 0);
 	ip[3] = 1;
-	ipc_mgid_from_ipv4(ip, priv->ifid.bcast_gid, g[1]);
+	kt_mgid_v4(ip, priv->ifid.bcast_gid, g[1]);
 	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000,
 					kt_count_joins_state(g[3], IPC_JOIN_NON) == 1 &&
 					kt_count_joins(g[1]) == 0));
@@ -542,7 +542,7 @@ static void sa_allmulti_mad_agents(struct kunit *test)
 	ops->am_stop = ipn_am_ib_stop;
 	priv->sa = ops;
 	kt_join_bcast(test, priv);
-	ipc_mgid_from_ipv4(ip_g, priv->ifid.bcast_gid, g);
+	kt_mgid_v4(ip_g, priv->ifid.bcast_gid, g);
 
 	rtnl_lock();
 	KUNIT_ASSERT_EQ(test, dev_set_allmulti(priv->dev, 1), 0);

@@ -127,7 +127,7 @@ static void sa_event_kinds(struct kunit *test)
 
 	kt_join_bcast(test, priv);
 	memcpy(addr, dev->dev_addr, IPC_ADDR_LEN);
-	ipc_mgid_from_ipv4(ip_group, bgid, group);
+	kt_mgid_v4(ip_group, bgid, group);
 	ipn_kunit_mc_addr(hw, group);
 	KUNIT_ASSERT_EQ(test, dev_mc_add(dev, hw), 0);
 	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_count_joins(group) > 0));
@@ -447,8 +447,8 @@ static void sa_bcast_scope_search(struct kunit *test)
 		ip_mc_inc_group(in_dev, *(const __be32 *)ip_group);
 	rtnl_unlock();
 	KUNIT_ASSERT_NOT_NULL(test, in_dev);
-	ipc_mgid_from_ipv4(ip_group, link, group2);
-	ipc_mgid_from_ipv4(ip_group, site, group5);
+	kt_mgid_v4(ip_group, link, group2);
+	kt_mgid_v4(ip_group, site, group5);
 
 	failures = ipn_stat(priv, mc_failures);
 	KUNIT_ASSERT_EQ(test, kt_answer_join(link, -EINVAL, 0, 0), 0);
@@ -569,8 +569,8 @@ static void sa_groups_wait_for_bcast(struct kunit *test)
 	struct kt_join *j;
 
 	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_count_joins(bgid) > 0));
-	ipc_mgid_from_ipv4(ip_group, bgid, mgid);
-	ipc_mgid_from_ipv4(ip_send, bgid, sgid);
+	kt_mgid_v4(ip_group, bgid, mgid);
+	kt_mgid_v4(ip_send, bgid, sgid);
 	ipn_kunit_mc_addr(hw, mgid);
 	KUNIT_ASSERT_EQ(test, dev_mc_add(priv->dev, hw), 0);
 	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_mc_state(priv, mgid) ==

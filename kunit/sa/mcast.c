@@ -33,7 +33,7 @@ struct kt_groups {
 
 static void kt_group(struct ipn_priv *priv, __be32 ip, u8 *mgid, u8 *hw)
 {
-	ipc_mgid_from_ipv4((const u8 *)&ip, priv->ifid.bcast_gid, mgid);
+	kt_mgid_v4((const u8 *)&ip, priv->ifid.bcast_gid, mgid);
 	ipn_kunit_mc_addr(hw, mgid);
 }
 
@@ -268,7 +268,7 @@ static void sa_rx_mode_diff(struct kunit *test)
 
 	kt_join_bcast(test, priv);
 	/* 224.1.2.3 on this link (s4), and the same group on P_Key 0x8001. */
-	ipc_mgid_from_ipv4(ip_group, priv->ifid.bcast_gid, mgid);
+	kt_mgid_v4(ip_group, priv->ifid.bcast_gid, mgid);
 	memcpy(other, mgid, 16);
 	other[4] = 0x80;
 	other[5] = 0x01;
@@ -326,9 +326,9 @@ static void sa_umcast(struct kunit *test)
 	int frees;
 
 	kt_join_bcast(test, priv);
-	ipc_mgid_from_ipv4(ip_user, priv->ifid.bcast_gid, user);
-	ipc_mgid_from_ipv4(ip_free, priv->ifid.bcast_gid, free);
-	ipc_mgid_from_ipv4(ip_more, priv->ifid.bcast_gid, more);
+	kt_mgid_v4(ip_user, priv->ifid.bcast_gid, user);
+	kt_mgid_v4(ip_free, priv->ifid.bcast_gid, free);
+	kt_mgid_v4(ip_more, priv->ifid.bcast_gid, more);
 	ipn_kunit_mc_addr(hw_user, user);
 	ipn_kunit_mc_addr(hw_free, free);
 	ipn_kunit_mc_addr(hw_more, more);
@@ -412,7 +412,7 @@ static void sa_tx_decisions(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ipn_stat(priv, tx_dropped), 3u);
 
 	/* 239.1.2.3, never joined: a send-only join, the frame waits. */
-	ipc_mgid_from_ipv4(ip_group, priv->ifid.bcast_gid, mgid);
+	kt_mgid_v4(ip_group, priv->ifid.bcast_gid, mgid);
 	ipn_kunit_mc_addr(hw, mgid);
 	sent = ipn_stat(priv, tx_packets);
 	ipn_kunit_xmit(priv, hw, htonl(0xef010203));
@@ -447,7 +447,7 @@ static void sa_sendonly_group_missing(struct kunit *test)
 	u64 sent;
 
 	kt_join_bcast(test, priv);
-	ipc_mgid_from_ipv4((const u8 *)&group, priv->ifid.bcast_gid, mgid);
+	kt_mgid_v4((const u8 *)&group, priv->ifid.bcast_gid, mgid);
 	ipc_mgid_all_routers(mgid, routers);
 	ipn_kunit_mc_addr(hw, mgid);
 	ipn_kunit_xmit(priv, hw, group);
@@ -491,7 +491,7 @@ static void sa_sendonly_group_missing(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ipn_stat_drop(priv, IPC_R_NOT_JOINED), 0u);
 
 	/* A missing link-scope group is never routed: dropped. */
-	ipc_mgid_from_ipv4((const u8 *)&local, priv->ifid.bcast_gid, lmgid);
+	kt_mgid_v4((const u8 *)&local, priv->ifid.bcast_gid, lmgid);
 	ipn_kunit_mc_addr(hw, lmgid);
 	ipn_kunit_xmit(priv, hw, local);
 	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000,

@@ -135,7 +135,7 @@ static void sa_remove_with_requests_outstanding(struct kunit *test)
 	kt_peer_addr(hw, 0x33);
 	ipn_kunit_xmit(priv, hw, htonl(0x0a000003));
 	memcpy(hw, priv->dev->broadcast, 20);
-	ipc_mgid_from_ipv4((const u8 *)&group, priv->ifid.bcast_gid, mgid);
+	kt_mgid_v4((const u8 *)&group, priv->ifid.bcast_gid, mgid);
 	memcpy(hw + 4, mgid, 16);
 	ipn_kunit_xmit(priv, hw, group);
 	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000, kt_count_queries() == 1 &&

@@ -17,6 +17,8 @@ namespace
 {
 
 using Bytes = std::vector<uint8_t>;
+using ct::BCAST;
+using ct::mgid;
 
 constexpr uint32_t UNSUB = IPC_AM_ACT_UNSUBSCRIBE;
 constexpr uint32_t STOP = IPC_AM_ACT_STOP_AGENT;
@@ -26,23 +28,6 @@ constexpr uint32_t SUB = IPC_AM_ACT_SUBSCRIBE;
 constexpr uint32_t READ = IPC_AM_ACT_READ;
 constexpr uint32_t SWEEP = IPC_AM_ACT_SWEEP;
 constexpr uint32_t LOG = IPC_AM_ACT_LOG;
-
-/* ff12:401b:ffff::ffff:ffff, the default broadcast GID. */
-const uint8_t BCAST[16] = { 0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, 0,    0,
-			    0,	  0,	0,    0,    0xff, 0xff, 0xff, 0xff };
-
-Bytes mgid(uint8_t scope, uint16_t sig, uint16_t pkey, uint8_t last)
-{
-	Bytes g(16, 0);
-	g[0] = 0xff;
-	g[1] = static_cast<uint8_t>(0x10 | scope);
-	g[2] = static_cast<uint8_t>(sig >> 8);
-	g[3] = static_cast<uint8_t>(sig);
-	g[4] = static_cast<uint8_t>(pkey >> 8);
-	g[5] = static_cast<uint8_t>(pkey);
-	g[15] = last;
-	return g;
-}
 
 std::string acts(uint32_t a)
 {
@@ -107,7 +92,9 @@ struct AmT {
 	}
 	std::string state() const
 	{
-		return ipc_am_state_name(am.state);
+		struct ipc_view v;
+		ipc_am_view(&am, &v);
+		return v.state;
 	}
 };
 
@@ -770,8 +757,8 @@ TEST(allmulti, view_and_names)
 	EXPECT_STREQ(v.state, "backoff");
 	EXPECT_EQ(v.attempts, 1);
 	EXPECT_EQ(v.deadline_ms, t.am.deadline_ms);
-	EXPECT_STREQ(ipc_am_state_name(IPC_AM_STATE_COUNT), "unknown");
-	EXPECT_STREQ(ipc_am_state_name(-1), "unknown");
+	EXPECT_STREQ(ct::am_state_name(IPC_AM_STATE_COUNT), "unknown");
+	EXPECT_STREQ(ct::am_state_name(0xff), "unknown");
 }
 
 } // namespace

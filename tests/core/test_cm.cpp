@@ -264,8 +264,8 @@ TEST(cm, corrupt_state_frees)
 	EXPECT_ACTS(t.timer(T0), IPC_ACT_FREE);
 	t.m.state = 77;
 	EXPECT_ACTS(t.broken(T0), IPC_ACT_FREE);
-	EXPECT_STREQ(ipc_cm_state_name(77), "unknown");
-	EXPECT_STREQ(ipc_cm_state_name(IPC_CM_CONNECTED), "connected");
+	EXPECT_STREQ(cm_state_name(77), "unknown");
+	EXPECT_STREQ(cm_state_name(IPC_CM_CONNECTED), "connected");
 }
 
 } // namespace

@@ -16,11 +16,23 @@ const Gid peer_gid = gid("fe80::2:c903:a:2");
 constexpr uint32_t my_qpn = 0x48;
 const struct ipc_ifid self = ifid(my_qpn, my_gid, 0xffff, 2);
 
-std::vector<uint8_t> frame(uint16_t type, size_t payload = 20)
+/*
+ * A frame of type with a payload its type's checks pass (test_arp_nd.cpp
+ * has those): an ARP request from the peer, an IPv6 packet with no next
+ * header, else payload bytes of 0xab.
+ */
+Bytes frame(uint16_t type, size_t payload = 20)
 {
-	std::vector<uint8_t> f(4 + payload, 0xab);
-	ipc_hdr_build(type, f.data());
-	return f;
+	static const uint8_t ip[4] = { 10, 0, 0, 2 };
+
+	if (type == IPC_ETH_P_ARP || type == IPC_ETH_P_RARP)
+		return ct::frame(type, arp_payload(1, hw(0, 0x99, peer_gid), ip,
+						   Hw{}, ip));
+	if (type == IPC_ETH_P_IPV6)
+		return ct::frame(type,
+				 ipv6_packet(59, Bytes(payload, 0xab),
+					     gid("fe80::1"), gid("ff02::1")));
+	return ct::frame(type, Bytes(payload, 0xab));
 }
 
 TEST(hdr, build_writes_type_and_zero_reserved_rfc4391_s6)
@@ -196,6 +208,7 @@ TEST(tx, bad_addresses)
 		{ 0xffffff, peer_gid,
 		  IPC_R_BAD_ADDR }, /* mcast QPN, ucast GID */
 		{ 0x99, gid("ff12:401b:ffff::1"), IPC_R_BAD_ADDR },
+		{ 0xfffffe, gid("ff12:401b:ffff::1"), IPC_R_BAD_ADDR },
 		{ 0xffffff, gid("ff12:401b:8001::1"), IPC_R_WRONG_LINK },
 		{ 0xffffff, gid("ff15:401b:ffff::1"), IPC_R_WRONG_LINK },
 		{ 0xffffff, gid("ff0e::1"), IPC_R_WRONG_LINK },

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Multicast mapping (mcast_map.cpp): the RFC 4391 s4 examples, and
- * agreement byte for byte with the kernel's ip_ib_mc_map() and
- * ipv6_ib_mc_map() (include/net/ip.h, include/net/if_inet6.h), which are
- * re-implemented here from their algorithm.
+ * Multicast addresses (mcast_map.cpp). The stack maps an IP group to its
+ * MGID with the kernel's ip_ib_mc_map() and ipv6_ib_mc_map()
+ * (include/net/ip.h, include/net/if_inet6.h), transcribed below; the
+ * tests' oracle ct::mgid_v4()/mgid_v6() must agree with them byte for
+ * byte and with the RFC 4391 s4 examples, and the core must take every
+ * address they make as one of its link's.
  */
 #include <gtest/gtest.h>
 
@@ -78,9 +80,7 @@ Hw broadcast(uint16_t pkey, uint8_t scope)
 Gid v4(uint8_t a, uint8_t b, uint8_t c, uint8_t d, const Gid &bg)
 {
 	const uint8_t g[4] = { a, b, c, d };
-	Gid m{};
-	ipc_mgid_from_ipv4(g, bg.data(), m.data());
-	return m;
+	return mgid_v4(g, bg);
 }
 
 TEST(mcast_map, rfc4391_s4_all_routers_examples)
@@ -90,13 +90,16 @@ TEST(mcast_map, rfc4391_s4_all_routers_examples)
 	 * and FF12:601B:8000::2". */
 	Gid bg = bcast_gid(0x8000, 2);
 	EXPECT_EQ(v4(224, 0, 0, 2, bg), gid("ff12:401b:8000::2"));
-	Gid g6 = gid("ff02::2");
-	Gid m6{};
-	ipc_mgid_from_ipv6(g6.data(), bg.data(), m6.data());
-	EXPECT_EQ(m6, gid("ff12:601b:8000::2"));
+	EXPECT_EQ(mgid_v6(gid("ff02::2"), bg), gid("ff12:601b:8000::2"));
 	Gid r{};
 	ipc_mgid_all_routers(bg.data(), r.data());
 	EXPECT_EQ(r, gid("ff12:401b:8000::2"));
+	/* A group's all-routers group is the stack's mapping of group 2. */
+	ipc_mgid_all_routers(v4(239, 1, 2, 3, bg).data(), r.data());
+	EXPECT_EQ(r, v4(224, 0, 0, 2, bg));
+	ipc_mgid_all_routers(mgid_v6(gid("ff02::1:ff00:1"), bg).data(),
+			     r.data());
+	EXPECT_EQ(r, mgid_v6(gid("ff02::2"), bg));
 	/* s10: a group's own family, scope and P_Key. */
 	ipc_mgid_all_routers(gid("ff15:601b:8123::1:ff00:1").data(), r.data());
 	EXPECT_EQ(r, gid("ff15:601b:8123::2"));
@@ -107,9 +110,16 @@ TEST(mcast_map, rfc4391_s4_all_routers_examples)
 TEST(mcast_map, limited_broadcast_maps_to_broadcast_gid)
 {
 	Gid bg = bcast_gid(0x8123, 5);
+	struct ipc_ifid self = ifid(0x48, gid("fe80::1"), 0x8123, 5);
+	struct ipc_tx_verdict v;
 	EXPECT_EQ(v4(255, 255, 255, 255, bg), bg);
+	ASSERT_EQ(ipc_tx_classify(&self, mcast_hw(bg).data(), &v), IPC_R_OK);
+	EXPECT_EQ(v.kind, IPC_TX_BROADCAST);
 	/* Not the limited broadcast: mapped normally. */
-	EXPECT_EQ(v4(255, 255, 255, 254, bg), gid("ff15:401b:8123::fff:fffe"));
+	Gid m = v4(255, 255, 255, 254, bg);
+	EXPECT_EQ(m, gid("ff15:401b:8123::fff:fffe"));
+	ASSERT_EQ(ipc_tx_classify(&self, mcast_hw(m).data(), &v), IPC_R_OK);
+	EXPECT_EQ(v.kind, IPC_TX_MULTICAST);
 }
 
 TEST(mcast_map, ipv4_keeps_low_28_bits)
@@ -117,6 +127,9 @@ TEST(mcast_map, ipv4_keeps_low_28_bits)
 	Gid bg = bcast_gid(0xffff, 2);
 	EXPECT_EQ(v4(239, 255, 1, 2, bg), gid("ff12:401b:ffff::fff:102"));
 	EXPECT_EQ(v4(224, 0, 0, 251, bg), gid("ff12:401b:ffff::fb"));
+	EXPECT_EQ(ipc_mcast_addr_check(mcast_hw(v4(239, 255, 1, 2, bg)).data(),
+				       bg.data()),
+		  IPC_R_OK);
 }
 
 TEST(mcast_map, scope_and_pkey_follow_broadcast_gid)
@@ -155,7 +168,7 @@ TEST(mcast_map, kernel_compat_vectors_ipv4)
 				unsigned char kbuf[20];
 				kernel_ip_ib_mc_map(group, bc.data(), kbuf);
 				Gid m{};
-				ipc_mgid_from_ipv4(g, bc.data() + 4, m.data());
+				mgid_v4(g, bc.data() + 4, m.data());
 				ASSERT_EQ(hex(kbuf + 4, 16), hex(m))
 					<< "pkey " << pkey << " scope "
 					<< int(scope) << " group " << group;
@@ -185,8 +198,7 @@ TEST(mcast_map, kernel_compat_vectors_ipv6)
 				kernel_ipv6_ib_mc_map(g.data(), bc.data(),
 						      kbuf);
 				Gid m{};
-				ipc_mgid_from_ipv6(g.data(), bc.data() + 4,
-						   m.data());
+				mgid_v6(g.data(), bc.data() + 4, m.data());
 				ASSERT_EQ(hex(kbuf + 4, 16), hex(m));
 				EXPECT_EQ(ipc_mcast_addr_check(kbuf,
 							       bc.data() + 4),
@@ -199,10 +211,11 @@ TEST(mcast_map, kernel_compat_vectors_ipv6)
 TEST(mcast_map, solicited_node_example)
 {
 	Gid bg = bcast_gid(0xffff, 2);
-	Gid g = gid("ff02::1:ff0a:b0c1");
-	Gid m{};
-	ipc_mgid_from_ipv6(g.data(), bg.data(), m.data());
+	Gid m = mgid_v6(gid("ff02::1:ff0a:b0c1"), bg);
 	EXPECT_EQ(m, gid("ff12:601b:ffff::1:ff0a:b0c1"));
+	EXPECT_EQ(ipc_mcast_addr_check(mcast_hw(m).data(), bg.data()),
+		  IPC_R_OK);
+	EXPECT_FALSE(ipc_mgid_is_all_routers(m.data()));
 }
 
 TEST(mcast_check, accepts_broadcast_and_both_signatures)
@@ -237,6 +250,8 @@ TEST(mcast_check, rejects_other_links_and_non_multicast)
 		{ 0xffffff, "ff12:801b:ffff::1", IPC_R_WRONG_LINK }, /* sig */
 		{ 0xffffff, "ff12:4010:ffff::1", IPC_R_WRONG_LINK },
 		{ 0x000001, "ff12:401b:ffff::1", IPC_R_BAD_ADDR }, /* QPN */
+		{ 0xfffffe, "ff12:401b:ffff::1", IPC_R_BAD_ADDR },
+		{ 0x000000, "ff12:401b:ffff::1", IPC_R_BAD_ADDR },
 		{ 0xffffff, "fe80::1", IPC_R_BAD_ADDR }, /* unicast GID */
 	};
 	for (auto &c : cases)
@@ -313,9 +328,9 @@ TEST(mcast_map, is_all_routers)
 	uint8_t b[16], m[16], r[16];
 
 	memcpy(b, ct::gid("ff12:401b:ffff::ffff:ffff").data(), 16);
-	ipc_mgid_from_ipv4((const uint8_t *)"\xe0\x00\x00\x02", b, r);
+	ct::mgid_v4((const uint8_t *)"\xe0\x00\x00\x02", b, r);
 	EXPECT_TRUE(ipc_mgid_is_all_routers(r));
-	ipc_mgid_from_ipv4((const uint8_t *)"\xe0\x00\x00\xfb", b, m);
+	ct::mgid_v4((const uint8_t *)"\xe0\x00\x00\xfb", b, m);
 	EXPECT_FALSE(ipc_mgid_is_all_routers(m));
 	ipc_mgid_all_routers(m, r);
 	EXPECT_TRUE(ipc_mgid_is_all_routers(r));

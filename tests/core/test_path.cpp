@@ -67,13 +67,13 @@ TEST(path, defaults_match_header)
 
 TEST(path, state_names)
 {
-	EXPECT_STREQ(ipc_path_state_name(IPC_PATH_UNKNOWN), "unknown");
-	EXPECT_STREQ(ipc_path_state_name(IPC_PATH_RESOLVING), "resolving");
-	EXPECT_STREQ(ipc_path_state_name(IPC_PATH_VALID), "valid");
-	EXPECT_STREQ(ipc_path_state_name(IPC_PATH_STALE), "stale");
-	EXPECT_STREQ(ipc_path_state_name(IPC_PATH_FAILED), "failed");
-	EXPECT_STREQ(ipc_path_state_name(IPC_PATH_STATE_COUNT), "unknown");
-	EXPECT_STREQ(ipc_path_state_name(-3), "unknown");
+	EXPECT_STREQ(path_state_name(IPC_PATH_UNKNOWN), "unknown");
+	EXPECT_STREQ(path_state_name(IPC_PATH_RESOLVING), "resolving");
+	EXPECT_STREQ(path_state_name(IPC_PATH_VALID), "valid");
+	EXPECT_STREQ(path_state_name(IPC_PATH_STALE), "stale");
+	EXPECT_STREQ(path_state_name(IPC_PATH_FAILED), "failed");
+	EXPECT_STREQ(path_state_name(IPC_PATH_STATE_COUNT), "unknown");
+	EXPECT_STREQ(path_state_name(0xff), "unknown");
 }
 
 /* ---- UNKNOWN ---------------------------------------------------------- */
@@ -776,5 +776,5 @@ TEST(path_access, view_and_deadline_copy_the_machine)
 	EXPECT_EQ(v.want | v.joined | v.pending, 0);
 	t.p.state = 0xee;
 	ipc_path_view(&t.p, &v);
-	EXPECT_STREQ(v.state, ipc_path_state_name(0xee));
+	EXPECT_STREQ(v.state, "unknown");
 }

@@ -14,25 +14,10 @@ namespace
 {
 
 using Bytes = std::vector<uint8_t>;
+using ct::BCAST;
+using ct::mgid;
 
 constexpr uint64_t TID = 0x1234567800000042ull;
-
-/* ff12:401b:ffff::ffff:ffff, the default broadcast GID. */
-const uint8_t BCAST[16] = { 0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, 0, 0,
-			    0,    0,    0,    0,    0xff, 0xff, 0xff, 0xff };
-
-Bytes mgid(uint8_t scope, uint16_t sig, uint16_t pkey, uint8_t last)
-{
-	Bytes g(16, 0);
-	g[0] = 0xff;
-	g[1] = static_cast<uint8_t>(0x10 | scope);
-	g[2] = static_cast<uint8_t>(sig >> 8);
-	g[3] = static_cast<uint8_t>(sig);
-	g[4] = static_cast<uint8_t>(pkey >> 8);
-	g[5] = static_cast<uint8_t>(pkey);
-	g[15] = last;
-	return g;
-}
 
 uint16_t be16(const uint8_t *p)
 {
@@ -81,9 +66,9 @@ std::vector<Bytes> parse(const Bytes &b, int *last = nullptr)
 	uint32_t pos = 0;
 	uint8_t g[16];
 	int r;
-	while ((r = ipc_sa_mcmember_table_next(
-			b.data(), static_cast<uint32_t>(b.size()), TID, &pos,
-			g)) == 1)
+	while ((r = ipc_sa_mcmember_table_next(b.data(),
+					       static_cast<uint32_t>(b.size()),
+					       TID, &pos, g)) == 1)
 		out.emplace_back(g, g + 16);
 	if (last)
 		*last = r;
@@ -106,9 +91,9 @@ TEST(sa, mcmember_table_request_bytes)
 	uint8_t mad[IPC_MAD_LEN];
 	memset(mad, 0xaa, sizeof(mad));
 	ipc_sa_mcmember_table_req(mad, TID);
-	EXPECT_EQ(mad[0], 1);	/* BaseVersion */
+	EXPECT_EQ(mad[0], 1); /* BaseVersion */
 	EXPECT_EQ(mad[1], 0x03); /* SubnAdm */
-	EXPECT_EQ(mad[2], 2);	/* ClassVersion */
+	EXPECT_EQ(mad[2], 2); /* ClassVersion */
 	EXPECT_EQ(mad[3], 0x12); /* GetTable */
 	EXPECT_EQ(be16(mad + 4), 0);
 	EXPECT_EQ(be64(mad + 8), TID);
@@ -188,15 +173,15 @@ TEST(sa, inform_info_request_bytes)
 		EXPECT_EQ(ii[i], 0); /* GID: any */
 	EXPECT_EQ(be16(ii + 16), 0xffff); /* LIDRangeBegin: all */
 	EXPECT_EQ(be16(ii + 18), 0);
-	EXPECT_EQ(ii[22], 1);		   /* IsGeneric */
-	EXPECT_EQ(ii[23], 1);		   /* Subscribe */
+	EXPECT_EQ(ii[22], 1); /* IsGeneric */
+	EXPECT_EQ(ii[23], 1); /* Subscribe */
 	EXPECT_EQ(be16(ii + 24), 0xffff); /* Type: all */
-	EXPECT_EQ(be16(ii + 26), 66);	   /* trap 66 */
-	EXPECT_EQ(ii[28], 0);		   /* QPN 1 */
+	EXPECT_EQ(be16(ii + 26), 66); /* trap 66 */
+	EXPECT_EQ(ii[28], 0); /* QPN 1 */
 	EXPECT_EQ(ii[29], 0);
 	EXPECT_EQ(ii[30], 1);
 	EXPECT_EQ(ii[31] & 0x1f, 19); /* RespTimeValue */
-	EXPECT_EQ(ii[33], 0xff);      /* ProducerType: all */
+	EXPECT_EQ(ii[33], 0xff); /* ProducerType: all */
 	EXPECT_EQ(ii[34], 0xff);
 	EXPECT_EQ(ii[35], 0xff);
 	ipc_sa_inform_req(mad, TID, IPC_TRAP_MCG_CREATED, 0);
@@ -212,8 +197,7 @@ TEST(sa, inform_info_response)
 	EXPECT_EQ(ipc_sa_inform_resp_check(mad, IPC_MAD_LEN, TID + 1),
 		  -IPC_EPROTO);
 	mad[5] = 0x0c; /* status */
-	EXPECT_EQ(ipc_sa_inform_resp_check(mad, IPC_MAD_LEN, TID),
-		  -IPC_EPROTO);
+	EXPECT_EQ(ipc_sa_inform_resp_check(mad, IPC_MAD_LEN, TID), -IPC_EPROTO);
 }
 
 Bytes report(uint16_t trap, const Bytes &gid, bool generic = true)
@@ -225,7 +209,7 @@ Bytes report(uint16_t trap, const Bytes &gid, bool generic = true)
 	m[3] = 0x06; /* Report */
 	put_be64(&m[8], 0x77);
 	m[17] = 0x02; /* Notice */
-	m[24] = 1;    /* an RMPP version the response must not keep */
+	m[24] = 1; /* an RMPP version the response must not keep */
 	uint8_t *n = &m[IPC_SA_HDR_LEN];
 	n[0] = generic ? 0x80 | 4 : 4;
 	n[3] = 4; /* producer: SM */

@@ -48,6 +48,30 @@ BENCHMARK_CAPTURE(rx_classify, unicast, my_gid.data());
 BENCHMARK_CAPTURE(rx_classify, broadcast, self.bcast_gid);
 BENCHMARK_CAPTURE(rx_classify, no_grh, nullptr);
 
+/* Frames whose payload ipc_rx_classify() reads: ARP, an ND message. */
+const ct::Hw peer_hw = ct::hw(0, 0x99, peer_gid);
+const uint8_t peer_ip[4] = { 10, 0, 0, 2 };
+const ct::Bytes arp_request = ct::frame(
+	IPC_ETH_P_ARP, ct::arp_payload(1, peer_hw, peer_ip, ct::Hw{}, peer_ip));
+const ct::Bytes neigh_solicit = ct::frame(
+	IPC_ETH_P_IPV6,
+	ct::ipv6_packet(58, ct::icmp6(135, 20, ct::nd_ll_opt(1, peer_hw)),
+			ct::gid("fe80::202:c903:a:2"),
+			ct::gid("ff02::1:ff0a:1")));
+
+void rx_resolution(benchmark::State &st, const ct::Bytes &f)
+{
+	struct ipc_rx_verdict v;
+	for (auto _ : st) {
+		benchmark::DoNotOptimize(f.data());
+		benchmark::DoNotOptimize(ipc_rx_classify(
+			&self, peer_gid.data(), self.bcast_gid, 0x99, f.data(),
+			static_cast<uint32_t>(f.size()), &v));
+	}
+}
+BENCHMARK_CAPTURE(rx_resolution, arp, arp_request);
+BENCHMARK_CAPTURE(rx_resolution, neigh_solicit, neigh_solicit);
+
 void tx_classify(benchmark::State &st, const ct::Hw &d)
 {
 	struct ipc_tx_verdict v;
@@ -60,29 +84,6 @@ const ct::Hw uni = ct::hw(IPC_ADDR_FLAG_CM, 0x99, peer_gid);
 const ct::Hw mc = ct::hw(0, IPC_QPN_MCAST, ct::gid("ff12:401b:ffff::1"));
 BENCHMARK_CAPTURE(tx_classify, unicast, uni);
 BENCHMARK_CAPTURE(tx_classify, multicast, mc);
-
-void mgid_from_ipv4(benchmark::State &st)
-{
-	uint8_t g[4] = { 239, 1, 2, 3 }, m[16];
-	for (auto _ : st) {
-		benchmark::DoNotOptimize(g);
-		ipc_mgid_from_ipv4(g, self.bcast_gid, m);
-		benchmark::DoNotOptimize(m);
-	}
-}
-BENCHMARK(mgid_from_ipv4);
-
-void mgid_from_ipv6(benchmark::State &st)
-{
-	ct::Gid g = ct::gid("ff02::1:ff0a:1");
-	uint8_t m[16];
-	for (auto _ : st) {
-		benchmark::DoNotOptimize(g);
-		ipc_mgid_from_ipv6(g.data(), self.bcast_gid, m);
-		benchmark::DoNotOptimize(m);
-	}
-}
-BENCHMARK(mgid_from_ipv6);
 
 void addr_hash(benchmark::State &st)
 {

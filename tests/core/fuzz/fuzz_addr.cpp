@@ -1,17 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Address decode/encode/same/hash/format, tx classification and multicast
- * mapping. Input: addr(20) qpn(4) port gid(16) pkey(2) scope(1)
- * group6(16) seed(4).
+ * Address decode/encode/same/hash, tx classification and the multicast
+ * addresses of a link: every one the stack's mapping (ip_ib_mc_map(),
+ * ipv6_ib_mc_map(), as ct::mgid_v4()/mgid_v6()) makes is the link's.
+ * Input: addr(20) qpn(4) port gid(16) pkey(2) scope(1) group6(16) seed(4).
  */
+#include "core_test.hpp"
 #include "fuzz_util.hpp"
-
-static int hexval(char c)
-{
-	return c >= '0' && c <= '9' ? c - '0' :
-	       c >= 'a' && c <= 'f' ? c - 'a' + 10 :
-				      -1;
-}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -40,25 +35,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(e[0] == (a[0] & IPC_ADDR_FLAG_CM));
 	FUZZ_CHECK(std::memcmp(e + 1, a + 1, 19) == 0);
 	FUZZ_CHECK(ipc_addr_same(a, e) == 1);
-	FUZZ_CHECK(ipc_neigh_addr_changed(a, e) == 0);
 	FUZZ_CHECK(ipc_addr_hash(a, seed) == ipc_addr_hash(e, seed));
-	FUZZ_CHECK(ipc_addr_is_mcast(a) ==
-		   (be24(a + 1) == IPC_QPN_MCAST && a[4] == 0xff));
-
-	/* format: 59 characters that parse back to the bytes */
-	char text[64];
-	std::memset(text, 'x', sizeof(text));
-	FUZZ_CHECK(ipc_addr_format(a, text, 60) == 59);
-	FUZZ_CHECK(text[59] == '\0');
-	for (int i = 0; i < 20; i++) {
-		FUZZ_CHECK(hexval(text[3 * i]) >= 0 &&
-			   hexval(text[3 * i + 1]) >= 0);
-		FUZZ_CHECK((hexval(text[3 * i]) << 4 |
-			    hexval(text[3 * i + 1])) == a[i]);
-		if (i < 19)
-			FUZZ_CHECK(text[3 * i + 2] == ':');
-	}
-	FUZZ_CHECK(ipc_addr_format(a, text, 59) == -IPC_ERANGE);
+	/* multicast: the multicast QPN and an ff00::/8 GID, both */
+	FUZZ_CHECK(
+		(ipc_mcast_addr_check(a, self.bcast_gid) != IPC_R_BAD_ADDR) ==
+		(be24(a + 1) == IPC_QPN_MCAST && a[4] == 0xff));
 
 	/* tx classification */
 	struct ipc_tx_verdict v;
@@ -81,14 +62,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	/* mapping: every mapped group is a multicast address of this link */
 	uint8_t m[20] = { 0, 0xff, 0xff, 0xff };
-	ipc_mgid_from_ipv4(a, self.bcast_gid, m + 4);
+	ct::mgid_v4(a, self.bcast_gid, m + 4);
 	FUZZ_CHECK(ipc_mcast_addr_check(m, self.bcast_gid) == IPC_R_OK);
 	FUZZ_CHECK(ipc_tx_classify(&self, m, &v) == IPC_R_OK);
 	FUZZ_CHECK(v.kind != IPC_TX_UNICAST);
 	FUZZ_CHECK(ipc_mgid_scope(m + 4) == (scope & 0xf));
-	ipc_mgid_from_ipv6(group6, self.bcast_gid, m + 4);
+	ct::mgid_v6(group6, self.bcast_gid, m + 4);
 	FUZZ_CHECK(ipc_mcast_addr_check(m, self.bcast_gid) == IPC_R_OK);
 	FUZZ_CHECK(std::memcmp(m + 10, group6 + 6, 10) == 0);
+	/* its all-routers group too */
+	uint8_t r[20] = { 0, 0xff, 0xff, 0xff };
+	ipc_mgid_all_routers(m + 4, r + 4);
+	FUZZ_CHECK(ipc_mgid_is_all_routers(r + 4) == 1);
+	FUZZ_CHECK(ipc_mcast_addr_check(r, self.bcast_gid) == IPC_R_OK);
 	FUZZ_CHECK(ipc_ipv6_mc_scope(group6) == (group6[1] & 0xf));
 	FUZZ_CHECK(ipc_ipv4_mc_scope(a) <= 0xe);
 	/* a different P_Key is another link */

@@ -313,7 +313,7 @@ public:
 				       uint8_t(group >> 16),
 				       uint8_t(group >> 8), uint8_t(group) };
 		Gid m{};
-		ipc_mgid_from_ipv4(g, ifid.bcast_gid, m.data());
+		ct::mgid_v4(g, ifid.bcast_gid, m.data());
 		return m;
 	}
 	void send_unicast(int dst);
