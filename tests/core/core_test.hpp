@@ -155,17 +155,13 @@ inline const char *am_state_name(uint8_t s)
  * dev->broadcast) as those take them from dev->broadcast.
  *
  * ff, 1<scope>, signature 401b, P_Key, 6 zero bytes, the low 28 bits of
- * the group. s4: the limited broadcast address SHALL map to the broadcast
- * GID (the kernel's broadcast neighbour takes dev->broadcast).
+ * the group, 255.255.255.255 included. s4's limited broadcast, which
+ * SHALL map to the broadcast GID, never comes here: the stack's broadcast
+ * neighbour takes dev->broadcast.
  */
 inline void mgid_v4(const uint8_t group[4], const uint8_t bcast_gid[16],
 		    uint8_t mgid[16])
 {
-	if (group[0] == 0xff && group[1] == 0xff && group[2] == 0xff &&
-	    group[3] == 0xff) {
-		std::memcpy(mgid, bcast_gid, 16);
-		return;
-	}
 	std::memset(mgid, 0, 16);
 	mgid[0] = 0xff;
 	mgid[1] = static_cast<uint8_t>(0x10 | (bcast_gid[1] & 0xf));
