@@ -746,6 +746,22 @@ void ipc_link_failed(struct ipc_link *l, ipc_u64 now, struct ipc_rng *rng,
 		     struct ipc_result *r);
 
 /*
+ * Why the carrier is what it is, for the administrator (netlink, the
+ * link event): the first reason that holds, in the order below. The
+ * values are the uapi's enum ipoib_ng_link_why.
+ */
+enum ipc_link_why {
+	IPC_LINK_WHY_UP = 0,
+	IPC_LINK_WHY_ADMIN_DOWN,
+	IPC_LINK_WHY_PORT_DOWN,
+	IPC_LINK_WHY_NO_PKEY,
+	IPC_LINK_WHY_BCAST_JOINING,
+	IPC_LINK_WHY_BCAST_FAILED,
+	IPC_LINK_WHY_DATAPATH_FAILED,
+};
+int ipc_link_why(const struct ipc_link *l);
+
+/*
  * The search for the broadcast group (RFC 4391 s4.1: "searching for a
  * broadcast-GID of ever greater scope by first starting with the local
  * scope"; the link-multicast draft: "SHOULD always look for a MGID of a

@@ -329,3 +329,24 @@ extern "C" void ipc_link_events(struct ipc_link *l, ipc_u32 events,
 		act &= ~IPC_LINK_ACT_JOIN_BCAST;
 	link_out(r, link_commit(l, act));
 }
+
+/*
+ * Down by the administrator first; then what a datapath failure, the
+ * port, the partition and the broadcast group (s5) say, as carrier is on
+ * exactly when none holds.
+ */
+extern "C" int ipc_link_why(const struct ipc_link *l)
+{
+	if (!l->admin_up)
+		return IPC_LINK_WHY_ADMIN_DOWN;
+	if (l->failed)
+		return IPC_LINK_WHY_DATAPATH_FAILED;
+	if (!l->port_active)
+		return IPC_LINK_WHY_PORT_DOWN;
+	if (!l->pkey_present)
+		return IPC_LINK_WHY_NO_PKEY;
+	if (l->carrier)
+		return IPC_LINK_WHY_UP;
+	return l->bcast_state == BCAST_FAILED ? IPC_LINK_WHY_BCAST_FAILED :
+						IPC_LINK_WHY_BCAST_JOINING;
+}

@@ -500,3 +500,32 @@ TEST(bsearch, create_params)
 	ipc_bsearch_create_params(1024, &p);
 	EXPECT_EQ(p.mtu_bytes, 1024u);
 }
+
+/* The reason the administrator sees (netlink): the first that holds. */
+TEST(link, why_names_the_first_reason_that_holds)
+{
+	Link t;
+	struct ipc_rng r;
+	uint32_t delay;
+
+	ipc_rng_seed(&r, 1);
+	EXPECT_EQ(ipc_link_why(&t.l), IPC_LINK_WHY_ADMIN_DOWN);
+	lk_port_state(&t.l, 0, 0);
+	lk_open(&t.l);
+	EXPECT_EQ(ipc_link_why(&t.l), IPC_LINK_WHY_PORT_DOWN);
+	lk_port_state(&t.l, 1, 0);
+	EXPECT_EQ(ipc_link_why(&t.l), IPC_LINK_WHY_NO_PKEY);
+	lk_port_state(&t.l, 1, 1);
+	EXPECT_EQ(ipc_link_why(&t.l), IPC_LINK_WHY_BCAST_JOINING);
+	lk_bcast_done(&t.l, -IPC_ETIMEDOUT);
+	EXPECT_EQ(ipc_link_why(&t.l), IPC_LINK_WHY_BCAST_FAILED);
+	EXPECT_EQ(lk_bcast_done(&t.l, 0), ON);
+	EXPECT_EQ(ipc_link_why(&t.l), IPC_LINK_WHY_UP);
+	/* A failed datapath comes before the port: it is why, until stop. */
+	lk_failed(&t.l, 5000, &r, &delay);
+	lk_port_state(&t.l, 0, 1);
+	EXPECT_EQ(ipc_link_why(&t.l), IPC_LINK_WHY_DATAPATH_FAILED);
+	/* Down by the administrator comes first of all. */
+	lk_stop(&t.l);
+	EXPECT_EQ(ipc_link_why(&t.l), IPC_LINK_WHY_ADMIN_DOWN);
+}
