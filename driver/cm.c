@@ -177,6 +177,7 @@ IPN_TESTABLE int ipn_cm_req(struct ib_cm_id *id, const struct ib_cm_event *ev)
 		__ipn_cm_rx_retire(priv, old);
 	rx->id = id;
 	rx->last_rx_ms = ipn_now_ms();
+	rx->since_ms = rx->last_rx_ms;
 	id->context = rx;
 	list_add_tail(&rx->list, &priv->cm_rx);
 	priv->cm_rx_count++;
@@ -223,6 +224,8 @@ static int ipn_cm_rx_handler(struct ib_cm_id *id,
 	case IB_CM_USER_ESTABLISHED:
 		if (ipn_cm_qp_move(id, rx->qp, IB_QPS_RTS, NULL))
 			ipn_cm_rx_retire(rx->priv, rx);
+		else
+			ipn_genl_conn_event(rx->priv, rx->peer, true, true, 0);
 		return 0;
 	case IB_CM_DREQ_RECEIVED:
 		ib_send_cm_drep(id, NULL, 0);
@@ -256,6 +259,7 @@ static void ipn_cm_rx_destroy(struct ipn_priv *priv, struct ipn_cm_rx *rx)
 	spin_unlock_bh(&priv->lock);
 	/* A late completion is matched by pointer only, never followed. */
 	ib_destroy_qp(rx->qp);
+	ipn_genl_conn_event(priv, rx->peer, true, false, 0);
 	kfree_rcu(rx, rcu);
 }
 
@@ -311,6 +315,7 @@ static struct ipn_cm_tx *ipn_cm_tx_get(struct ipn_priv *priv, const u8 *addr)
 	ipc_cm_init(&tx->st);
 	ipn_entry_init(&tx->e, &ipn_cm_kind);
 	atomic_set(&tx->inflight, 0);
+	tx->since_ms = ipn_now_ms();
 	hash_add(priv->cm_tx, &tx->node, key);
 	priv->cm_tx_count++;
 	return tx;
@@ -602,16 +607,22 @@ static void ipn_cm_connect_done(struct ipn_priv *priv, struct ipn_cm_tx *tx,
 				int status, u32 frame_max)
 {
 	struct ipc_result r;
+	bool up, failed;
 
 	spin_lock_bh(&priv->lock);
 	ipc_cm_connect_done(&tx->st, &priv->cm_cfg, ipn_now_ms(), status,
 			    frame_max, &priv->rng, &r);
-	if (ipc_cm_connected(&tx->st))
+	up = ipc_cm_connected(&tx->st);
+	failed = !up && ipc_cm_failed(&tx->st);
+	if (up)
 		ipn_inc(priv, cm_connects);
-	else if (ipc_cm_failed(&tx->st))
+	else if (failed)
 		ipn_inc(priv, cm_failures);
+	tx->since_ms = ipn_now_ms();
 	ipn_cm_apply(priv, tx, &r, NULL);
 	spin_unlock_bh(&priv->lock);
+	if (up || failed)
+		ipn_genl_conn_event(priv, tx->addr, false, up, status);
 }
 
 /* DISCONNECT and CONNECT. Control context (rtnl, ctl_mutex). */
@@ -640,6 +651,7 @@ static void ipn_cm_report(struct ipn_priv *priv, struct ipn_entry *e, u32 ops)
 {
 	struct ipn_cm_tx *tx = ipn_cm_tx_of(e);
 	struct ipc_result r;
+	bool broken;
 	int status;
 	u32 frame_max;
 
@@ -651,11 +663,15 @@ static void ipn_cm_report(struct ipn_priv *priv, struct ipn_entry *e, u32 ops)
 		ipn_cm_connect_done(priv, tx, status, frame_max);
 	}
 	spin_lock_bh(&priv->lock);
-	if ((ops & IPN_OP_BROKEN) && tx->broken_qp == tx->qp && tx->qp) {
+	broken = (ops & IPN_OP_BROKEN) && tx->broken_qp == tx->qp && tx->qp;
+	if (broken) {
 		ipc_cm_broken(&tx->st, &priv->cm_cfg, ipn_now_ms(), &r);
+		tx->since_ms = ipn_now_ms();
 		ipn_cm_apply(priv, tx, &r, NULL);
 	}
 	spin_unlock_bh(&priv->lock);
+	if (broken)
+		ipn_genl_conn_event(priv, tx->addr, false, false, -ECONNRESET);
 }
 
 static void ipn_cm_release(struct ipn_priv *priv, struct ipn_entry *e)

@@ -60,4 +60,11 @@
 #define IPN_HEADER_PARSE(fn)						\
 	__builtin_choose_expr(ipn_header_parse_has_dev(), fn##_dev, fn)
 
+/* 6.10: __assign_str() takes the source from __string() (driver/trace.h). */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
+#define ipn_assign_str(dst, src) __assign_str(dst)
+#else
+#define ipn_assign_str(dst, src) __assign_str(dst, src)
+#endif
+
 #endif /* IPOIB_NG_COMPAT_H */

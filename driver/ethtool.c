@@ -7,34 +7,6 @@
 #include <rdma/ib_verbs.h>
 #include "ipoib_ng.h"
 
-/* The counters of struct ipn_stats, in the order ethtool -S prints them. */
-static const struct {
-	const char *name;
-	size_t off;
-} ipn_counters[] = {
-#define IPN_COUNTER(m) { #m, offsetof(struct ipn_stats, m) }
-	IPN_COUNTER(rx_packets), IPN_COUNTER(rx_bytes),
-	IPN_COUNTER(tx_packets), IPN_COUNTER(tx_bytes),
-	IPN_COUNTER(rx_dropped), IPN_COUNTER(tx_dropped),
-	IPN_COUNTER(rx_errors), IPN_COUNTER(tx_errors),
-	IPN_COUNTER(multicast), IPN_COUNTER(path_queries),
-	IPN_COUNTER(path_failures), IPN_COUNTER(mc_joins),
-	IPN_COUNTER(mc_leaves), IPN_COUNTER(mc_failures),
-	IPN_COUNTER(mc_refused), IPN_COUNTER(tx_timeouts),
-	IPN_COUNTER(cm_connects), IPN_COUNTER(cm_failures),
-	IPN_COUNTER(cm_accepts), IPN_COUNTER(cm_tx_packets),
-	IPN_COUNTER(cm_rx_packets), IPN_COUNTER(path_stale_answers),
-	IPN_COUNTER(cm_rejects), IPN_COUNTER(cm_stalls),
-	IPN_COUNTER(path_evictions), IPN_COUNTER(sa_reports_refused),
-	IPN_COUNTER(mc_evictions), IPN_COUNTER(qp_errors),
-	IPN_COUNTER(cm_tx_refused), IPN_COUNTER(sa_reports_limited),
-	IPN_COUNTER(restarts),
-#undef IPN_COUNTER
-};
-
-/* Then one drop counter per reason but OK: "drop_<reason>". */
-#define IPN_N_STATS (ARRAY_SIZE(ipn_counters) + IPC_R_COUNT - 1)
-
 static void ipn_get_drvinfo(struct net_device *dev,
 			    struct ethtool_drvinfo *info)
 {
@@ -177,27 +149,20 @@ static int ipn_get_sset_count(struct net_device *dev, int sset)
 
 static void ipn_get_strings(struct net_device *dev, u32 sset, u8 *data)
 {
-	int i;
+	unsigned int i;
 
 	if (sset != ETH_SS_STATS)
 		return;
-	for (i = 0; i < ARRAY_SIZE(ipn_counters); i++)
-		ethtool_sprintf(&data, "%s", ipn_counters[i].name);
-	for (i = IPC_R_OK + 1; i < IPC_R_COUNT; i++)
-		ethtool_sprintf(&data, "drop_%s", ipc_reason_name(i));
+	for (i = 0; i < IPN_N_STATS; i++) {
+		ipn_stats_name(i, data, ETH_GSTRING_LEN);
+		data += ETH_GSTRING_LEN;
+	}
 }
 
 static void ipn_get_ethtool_stats(struct net_device *dev,
 				  struct ethtool_stats *stats, u64 *data)
 {
-	struct ipn_stats sum;
-	int i;
-
-	ipn_stats_read(netdev_priv(dev), &sum);
-	for (i = 0; i < ARRAY_SIZE(ipn_counters); i++)
-		*data++ = *(u64 *)((u8 *)&sum + ipn_counters[i].off);
-	for (i = IPC_R_OK + 1; i < IPC_R_COUNT; i++)
-		*data++ = sum.drop[i];
+	ipn_stats_values(netdev_priv(dev), data);
 }
 
 const struct ethtool_ops ipn_ethtool_ops = {

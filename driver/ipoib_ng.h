@@ -420,6 +420,7 @@ struct ipn_path {
 	struct sa_path_rec rec;		/* IB: the SA's record (connected mode) */
 	bool rec_valid;
 	struct rdma_dev_addr *dev_addr;	/* RoCE: rdma_resolve_ip */
+	u64 answered_ms;		/* the last good answer, 0: none */
 };
 
 /* Per MGID; protected by priv->lock. */
@@ -471,6 +472,8 @@ struct ipn_cm_tx {
 	u32 conn_frame_max;
 	struct ib_qp *broken_qp;	/* the QP that failed (IPN_OP_BROKEN) */
 	struct list_head zombie;	/* priv->cm_zombies: freed, not reaped */
+	u64 since_ms;			/* made, or its last connect's answer */
+	u64 frames;			/* sent over it (netif_tx_lock) */
 };
 
 /* A connection a peer made to us. */
@@ -482,6 +485,8 @@ struct ipn_cm_rx {
 	struct ib_qp *qp;
 	u8 peer[IPC_ADDR_LEN];		/* CM flag, its UD QPN, its GID */
 	u64 last_rx_ms;			/* the idle reaper's clock */
+	u64 since_ms;			/* when the peer connected */
+	u64 frames;			/* received over it (its NAPI) */
 	bool dead;
 	struct rcu_head rcu;
 };
@@ -678,6 +683,10 @@ static inline void ipn_count(struct ipn_priv *priv, size_t off, u64 n)
 void ipn_drop(struct ipn_priv *priv, struct sk_buff *skb, int reason, bool tx);
 void ipn_stats_read(struct ipn_priv *priv, struct ipn_stats *sum);
 u64 ipn_stat_sum(struct ipn_priv *priv, size_t off);
+/* The counters of ethtool -S: 31 named, then one per drop reason. */
+#define IPN_N_STATS (31 + IPC_R_COUNT - 1)
+void ipn_stats_name(unsigned int i, u8 *buf, size_t len);
+void ipn_stats_values(struct ipn_priv *priv, u64 *data);
 void ipn_get_stats64(struct net_device *dev, struct rtnl_link_stats64 *st);
 #define ipn_stat(priv, member) \
 	ipn_stat_sum(priv, offsetof(struct ipn_stats, member))
@@ -885,6 +894,16 @@ void ipn_debugfs_remove(struct ipn_priv *priv);
 
 /* ethtool.c */
 extern const struct ethtool_ops ipn_ethtool_ops;
+
+/* genl.c */
+int ipn_genl_init(void);
+void ipn_genl_exit(void);
+void ipn_genl_path_event(struct ipn_priv *priv, const u8 *gid, int status);
+void ipn_genl_group_event(struct ipn_priv *priv, const u8 *mgid, bool left,
+			  int status, int join);
+void ipn_genl_conn_event(struct ipn_priv *priv, const u8 *addr, bool rx,
+			 bool up, int status);
+void ipn_genl_link_event(struct ipn_priv *priv);
 
 /* netlink.c */
 int ipn_netlink_init(void);

@@ -135,9 +135,13 @@ static int __init ipn_init(void)
 	ret = ipn_netlink_init();
 	if (ret)
 		goto err_debugfs;
-	ret = ipn_dev_init();
+	/* Before any interface, whose events it carries. */
+	ret = ipn_genl_init();
 	if (ret)
 		goto err_netlink;
+	ret = ipn_dev_init();
+	if (ret)
+		goto err_genl;
 	ret = ipn_ib_init();
 	if (ret)
 		goto err_dev;
@@ -147,6 +151,8 @@ static int __init ipn_init(void)
 
 err_dev:
 	ipn_dev_exit();
+err_genl:
+	ipn_genl_exit();
 err_netlink:
 	ipn_netlink_exit();
 err_debugfs:
@@ -158,6 +164,7 @@ static void __exit ipn_exit(void)
 {
 	ipn_ib_exit();
 	ipn_dev_exit();
+	ipn_genl_exit();
 	ipn_netlink_exit();
 	debugfs_remove(ipn_debugfs_root);
 }

@@ -10,6 +10,7 @@
 #include <linux/slab.h>
 #include <linux/rtnetlink.h>
 #include "ipoib_ng.h"
+#include "trace.h"
 
 /* The group mgid, or NULL. priv->lock held. */
 struct ipn_mcast *ipn_mcast_find(struct ipn_priv *priv, const u8 *mgid)
@@ -306,6 +307,10 @@ void ipn_mcast_join_complete(struct ipn_priv *priv, struct ipn_mcast *mc,
 out:
 	spin_unlock_bh(&priv->lock);
 	ipn_ah_put(old);
+	/* What the core took as the join's outcome, not a search's step. */
+	if (!mc->e.dead && step == IPC_BSEARCH_WAIT && status != -IPC_ENOBCAST)
+		ipn_genl_group_event(priv, mc->mgid, false, status,
+				     mc->e.join_type);
 	ipn_link_apply(priv, &link);
 	if (step != IPC_BSEARCH_WAIT || wrapped)
 		ipn_mcast_bcast_follow(priv, mc, status, wrapped);
@@ -378,8 +383,10 @@ static void ipn_mcast_perform(struct ipn_priv *priv, struct ipn_entry *e,
 	case IPC_ACT_LEAVE:
 		priv->ops->leave(priv, mc);
 		ipn_inc(priv, mc_leaves);
+		ipn_genl_group_event(priv, mc->mgid, true, 0, 0);
 		break;
 	case IPC_ACT_JOIN:
+		trace_ipoib_ng_sa_request(priv->dev, "join", mc->mgid);
 		ret = priv->ops->join(priv, mc, join_type);
 		if (ret != 0)
 			ipn_mcast_join_complete(priv, mc, ret > 0 ? 0 : ret);

@@ -8,6 +8,7 @@
  */
 #include <linux/slab.h>
 #include "ipoib_ng.h"
+#include "trace.h"
 
 /* The path to gid, or NULL. priv->lock held. */
 struct ipn_path *ipn_path_find(struct ipn_priv *priv, const u8 *gid)
@@ -146,6 +147,7 @@ void ipn_path_query_complete(struct ipn_priv *priv, struct ipn_path *path,
 {
 	struct ipn_ah *ah = NULL, *old = NULL;
 	struct ipc_result r;
+	bool dead;
 
 	lockdep_assert_held(&priv->ctl_mutex);
 	if (!status) {
@@ -159,19 +161,31 @@ void ipn_path_query_complete(struct ipn_priv *priv, struct ipn_path *path,
 		ipn_inc(priv, path_failures);
 	spin_lock_bh(&priv->lock);
 	path->querying = false;
-	if (path->e.dead) {
+	dead = path->e.dead;
+	if (dead) {
 		old = ah;
 	} else {
 		if (ah) {
 			old = path->ah;
 			path->ah = ah;
+			path->answered_ms = ipn_now_ms();
 		}
 		ipc_path_query_done(&path->st, &priv->path_cfg, ipn_now_ms(),
 				    status, &priv->rng, &r);
 		ipn_path_apply(priv, path, &r, NULL);
+		if (trace_ipoib_ng_path_state_enabled()) {
+			struct ipc_view st;
+
+			ipc_path_view(&path->st, &st);
+			trace_ipoib_ng_path_state(priv->dev, path->gid,
+						  st.state);
+		}
 	}
 	spin_unlock_bh(&priv->lock);
 	ipn_ah_put(old);
+	/* The control work frees a path: it is still here. */
+	if (!dead)
+		ipn_genl_path_event(priv, path->gid, status);
 }
 
 /*
@@ -229,6 +243,7 @@ static void ipn_path_perform(struct ipn_priv *priv, struct ipn_entry *e,
 	spin_unlock_bh(&priv->lock);
 	/* Each query asked of the backend, whoever started it: one place. */
 	ipn_inc(priv, path_queries);
+	trace_ipoib_ng_sa_request(priv->dev, "path", path->gid);
 	ret = priv->ops->path_query(priv, path);
 	if (ret <= 0)	/* done now (1: completion later) */
 		ipn_path_query_complete(priv, path, ret);

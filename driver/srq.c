@@ -117,6 +117,8 @@ static void ipn_cm_rx_one(struct ipn_priv *priv, struct ib_wc *wc)
 	if (rx) {
 		memcpy(peer, rx->peer, sizeof(peer));
 		WRITE_ONCE(rx->last_rx_ms, ipn_now_ms());
+		/* This NAPI context: the one writer; netlink reads it. */
+		WRITE_ONCE(rx->frames, rx->frames + 1);
 	}
 	rcu_read_unlock();
 	if (unlikely(!rx || !len || len > priv->cm_pages * PAGE_SIZE)) {

@@ -4,6 +4,7 @@
  * the drop of a frame with its reason.
  */
 #include "ipoib_ng.h"
+#include "trace.h"
 
 /*
  * Every counter summed over the CPUs, each CPU's counters read together
@@ -39,6 +40,60 @@ u64 ipn_stat_sum(struct ipn_priv *priv, size_t off)
 	return *(u64 *)((u8 *)&sum + off);
 }
 
+/*
+ * The counters of struct ipn_stats, in the order ethtool -S and netlink
+ * (IPOIB_NG_A_IF_STATS) give them; then one drop counter per reason but
+ * OK: "drop_<reason>".
+ */
+static const struct {
+	const char *name;
+	size_t off;
+} ipn_counters[] = {
+#define IPN_COUNTER(m) { #m, offsetof(struct ipn_stats, m) }
+	IPN_COUNTER(rx_packets), IPN_COUNTER(rx_bytes),
+	IPN_COUNTER(tx_packets), IPN_COUNTER(tx_bytes),
+	IPN_COUNTER(rx_dropped), IPN_COUNTER(tx_dropped),
+	IPN_COUNTER(rx_errors), IPN_COUNTER(tx_errors),
+	IPN_COUNTER(multicast), IPN_COUNTER(path_queries),
+	IPN_COUNTER(path_failures), IPN_COUNTER(mc_joins),
+	IPN_COUNTER(mc_leaves), IPN_COUNTER(mc_failures),
+	IPN_COUNTER(mc_refused), IPN_COUNTER(tx_timeouts),
+	IPN_COUNTER(cm_connects), IPN_COUNTER(cm_failures),
+	IPN_COUNTER(cm_accepts), IPN_COUNTER(cm_tx_packets),
+	IPN_COUNTER(cm_rx_packets), IPN_COUNTER(path_stale_answers),
+	IPN_COUNTER(cm_rejects), IPN_COUNTER(cm_stalls),
+	IPN_COUNTER(path_evictions), IPN_COUNTER(sa_reports_refused),
+	IPN_COUNTER(mc_evictions), IPN_COUNTER(qp_errors),
+	IPN_COUNTER(cm_tx_refused), IPN_COUNTER(sa_reports_limited),
+	IPN_COUNTER(restarts),
+#undef IPN_COUNTER
+};
+
+static_assert(ARRAY_SIZE(ipn_counters) + IPC_R_COUNT - 1 == IPN_N_STATS);
+
+/* The name of counter i (< IPN_N_STATS) into buf. */
+void ipn_stats_name(unsigned int i, u8 *buf, size_t len)
+{
+	if (i < ARRAY_SIZE(ipn_counters))
+		strscpy(buf, ipn_counters[i].name, len);
+	else
+		snprintf(buf, len, "drop_%s",
+			 ipc_reason_name(i - ARRAY_SIZE(ipn_counters) + 1));
+}
+
+/* Every counter's value, IPN_N_STATS of them, into data. */
+void ipn_stats_values(struct ipn_priv *priv, u64 *data)
+{
+	struct ipn_stats sum;
+	unsigned int i;
+
+	ipn_stats_read(priv, &sum);
+	for (i = 0; i < ARRAY_SIZE(ipn_counters); i++)
+		*data++ = *(u64 *)((u8 *)&sum + ipn_counters[i].off);
+	for (i = IPC_R_OK + 1; i < IPC_R_COUNT; i++)
+		*data++ = sum.drop[i];
+}
+
 void ipn_get_stats64(struct net_device *dev, struct rtnl_link_stats64 *st)
 {
 	struct ipn_priv *priv = netdev_priv(dev);
@@ -69,5 +124,6 @@ void ipn_drop(struct ipn_priv *priv, struct sk_buff *skb, int reason, bool tx)
 		s->drop[reason]++;
 	u64_stats_update_end(&s->syncp);
 	put_cpu_ptr(priv->stats);
+	trace_ipoib_ng_drop(priv->dev, ipc_reason_name(reason), tx);
 	dev_kfree_skb_any(skb);
 }

@@ -110,8 +110,11 @@ int ipn_send(struct ipn_priv *priv, struct sk_buff *skb, struct ipn_ah *ah,
 		slot->cm = NULL;
 		goto drop_slot;
 	}
-	if (cm)
+	if (cm) {
 		ipn_inc(priv, cm_tx_packets);
+		/* netif_tx_lock: the one writer; netlink reads it. */
+		WRITE_ONCE(cm->frames, cm->frames + 1);
+	}
 	netif_trans_update(priv->dev);
 	/* Pairs with the acquire in ipn_tx_one: the slot is filled. */
 	smp_store_release(&priv->tx_head, priv->tx_head + 1);

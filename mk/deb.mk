@@ -53,7 +53,7 @@ VM_KREL ?=
 vm-check-krel:
 	@test -n "$(VM_KREL)" -a -d /lib/modules/$(VM_KREL)/build || \
 		{ echo "vm-check-krel: VM_KREL=$(VM_KREL): no headers installed"; exit 1; }
-	@$(call module_copy,$(BUILD)/kmod/$(VM_KREL),Kbuild dkms.conf driver scripts)
+	@$(call module_copy,$(BUILD)/kmod/$(VM_KREL),Kbuild dkms.conf driver scripts uapi)
 	$(MAKE) -C /lib/modules/$(VM_KREL)/build M=$(BUILD)/kmod/$(VM_KREL) -j$(J) \
 		modules > $(BUILD)/kmod/$(VM_KREL)/build.log 2>&1 || \
 		{ cat $(BUILD)/kmod/$(VM_KREL)/build.log; exit 1; }

@@ -3,7 +3,7 @@
 
 CHECKPATCH ?= $(BUILD)/checkpatch/checkpatch.pl
 SHIM_C := $(wildcard $(CURDIR)/driver/*.c)
-SHIM_H := $(filter-out %/compat.h,$(wildcard $(CURDIR)/driver/*.h))
+SHIM_H := $(filter-out %/compat.h %/trace.h,$(wildcard $(CURDIR)/driver/*.h))
 KUNIT_SRC := $(wildcard $(CURDIR)/kunit/*.c $(CURDIR)/kunit/*.h $(CURDIR)/kunit/sa/*.c)
 
 .PHONY: module-w1 module-w1-all module-sparse checkpatch core-format \
@@ -50,7 +50,7 @@ module-w1-all:
 		{ echo "module-w1-all: no 6.1..6.12 headers installed (make setup)"; exit 1; }
 	@set -e; for k in $(MODULE_KDIRS); do \
 		r=$$(basename $$(dirname $$k)); d=$(BUILD)/kmod-w1/$$r; \
-		$(call module_copy,$$d,Kbuild dkms.conf driver kunit scripts); \
+		$(call module_copy,$$d,Kbuild dkms.conf driver kunit scripts uapi); \
 		echo "module-w1-all: $$r"; \
 		{ $(MAKE) -C $$k M=$$d W=1 -j$(J) modules && \
 		  $(MAKE) -C $$k M=$$d W=1 -j$(J) CONFIG_KUNIT=y $(KUNIT_OBJ); } \
@@ -88,6 +88,10 @@ checkpatch: $(CHECKPATCH)
 	$(CHECKPATCH) --no-tree --strict --terse --show-types \
 		--ignore SPDX_LICENSE_TAG,LINUX_VERSION_CODE,CONSTANT_COMPARISON \
 		-f $(CURDIR)/driver/compat.h
+	@# TRACE_EVENT()'s layout, as in the kernel's include/trace/events/.
+	$(CHECKPATCH) --no-tree --strict --terse --show-types \
+		--ignore SPDX_LICENSE_TAG,OPEN_ENDED_LINE,PARENTHESIS_ALIGNMENT \
+		-f $(CURDIR)/driver/trace.h
 	@echo "checkpatch: clean"
 
 core-format:
@@ -117,7 +121,7 @@ dkms-check:
 	@test -n "$(MODULE_KRELS)" || \
 		{ echo "dkms-check: no 6.1..6.12 headers installed (make setup)"; exit 1; }
 	dkms remove ipoib-ng/$(DKMS_VER) --all >/dev/null 2>&1 || true
-	$(call module_copy,$(DKMS_SRC),Kbuild Makefile dkms.conf driver scripts)
+	$(call module_copy,$(DKMS_SRC),Kbuild Makefile dkms.conf driver scripts uapi)
 	dkms add ipoib-ng/$(DKMS_VER)
 	@set -e; for r in $(MODULE_KRELS); do \
 		dkms build ipoib-ng/$(DKMS_VER) -k $$r; \
