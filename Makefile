@@ -33,6 +33,8 @@ help:
 	@echo "make deb            build/deb/ipoib-ng-dkms_<version>_all.deb (dh-dkms)"
 	@echo "make deb-check      install the .deb, VMs on 6.12 and 6.12-rt load it, purge it"
 	@echo "make vm-check-612   VM_SCENARIOS on Debian's 6.12 (vm-check-612rt: PREEMPT_RT)"
+	@echo "make ipoibctl       build/userspace/ipoibctl, the command-line tool (libmnl)"
+	@echo "make userspace-check  ipoibctl's own tests, the YNL spec validated"
 	@echo "make install / dkms-install"
 
 # The one part that needs root: the Debian packages. Every other target
@@ -50,8 +52,43 @@ clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean || true
 	rm -rf $(BUILD)
 
-install: module
+install: module ipoibctl
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
+	install -D -m 0755 $(IPOIBCTL) $(DESTDIR)/usr/sbin/ipoibctl
+	install -D -m 0644 $(CURDIR)/Documentation/ipoibctl.8 \
+		$(DESTDIR)/usr/share/man/man8/ipoibctl.8
+
+# ipoibctl, the command line of the "ipoib_ng" generic netlink family
+# (userspace/, uapi/linux/ipoib_ng.h, Documentation/ipoibctl.8), built in
+# build/ so that the tree DKMS copies stays clean. Needs libmnl-dev.
+IPOIBCTL := $(BUILD)/userspace/ipoibctl
+IPOIBCTL_SRC := $(wildcard $(CURDIR)/userspace/*.c)
+IPOIBCTL_DEPS := $(IPOIBCTL_SRC) $(wildcard $(CURDIR)/userspace/*.h) \
+	$(CURDIR)/uapi/linux/ipoib_ng.h
+
+.PHONY: ipoibctl
+ipoibctl: $(IPOIBCTL)
+
+$(IPOIBCTL): $(IPOIBCTL_DEPS)
+	@echo '#include <libmnl/libmnl.h>' | $(CC) -E -x c - >/dev/null 2>&1 || \
+		{ echo "ipoibctl: <libmnl/libmnl.h> not found: install libmnl-dev (make setup)" >&2; \
+		exit 1; }
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -I $(CURDIR)/uapi \
+		-DIPOIBCTL_VERSION='"$(MODULE_VERSION)"' $(CPPFLAGS) $(CFLAGS) \
+		-o $@ $(IPOIBCTL_SRC) $(LDFLAGS) -lmnl
+
+# The tool without the module (exit codes, messages, its printers, its
+# netlink layer against the kernel's controller), the spec against the
+# 6.12 YNL schema, and the YNL client extracted for the VM scenarios
+# (observe), which see the host's root read-only.
+.PHONY: userspace-check ynl-prepare
+userspace-check: ipoibctl ynl-prepare
+	$(CURDIR)/tests/userspace/ipoibctl-cli.sh $(IPOIBCTL)
+	$(CURDIR)/scripts/ynl.sh --validate
+
+ynl-prepare:
+	$(CURDIR)/scripts/ynl.sh --prepare
 
 # A stage of `make check`, and how long it took (the 45-minute budget).
 stage = @t0=$$(date +%s); $(MAKE) $(1) || exit 1; \
@@ -63,6 +100,7 @@ check: deps-present
 	$(call stage,core-bench)
 	$(call stage,scale-model)
 	$(call stage,module-check)
+	$(call stage,userspace-check)
 	$(call stage,dkms-check)
 	$(call stage,module)
 	$(call stage,check-vm)

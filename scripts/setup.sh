@@ -18,7 +18,10 @@ PKGS=(
 	rdma-core ibverbs-utils ibverbs-providers libibverbs-dev infiniband-diags perftest
 	iproute2 iputils-ping iputils-arping ethtool tcpdump iperf3 procps
 	dkms dh-dkms debhelper dpkg-dev sparse clang clang-format libclang-rt-14-dev
-	cmake libgtest-dev libgmock-dev libbenchmark-dev lcov
+	cmake libgtest-dev libgmock-dev libbenchmark-dev lcov libmnl-dev
+	# The kernel's YNL client (scripts/ynl.sh: tools/net/ynl of the 6.12
+	# source) and the Python modules it needs.
+	linux-source-6.12 python3-yaml python3-jsonschema
 )
 
 missing=()

@@ -12,8 +12,8 @@
  *
  * Access: GET and dump commands are open to every user (nothing in them
  * is secret: the same is in ip link, ethtool -S and the fabric's SA);
- * commands that change state need CAP_NET_ADMIN in the interface's
- * network namespace. The family is per network namespace: a dump lists
+ * commands that change state need CAP_NET_ADMIN (GENL_ADMIN_PERM: in the
+ * initial user namespace, as for the driver's module parameters). The family is per network namespace: a dump lists
  * the interfaces of the caller's namespace, and events go to listeners
  * in the interface's namespace.
  *
