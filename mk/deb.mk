@@ -24,7 +24,7 @@ KREL_612RT = $(lastword $(sort $(filter 6.12.%-rt-amd64,$(MODULE_KRELS))))
 # What make check runs with the installed package (issue 17): a
 # representative set on 6.12, and datapath on PREEMPT_RT, where spinlocks
 # sleep and a lock taken in the wrong context shows first.
-DEB_VM_612 ?= ping datapath mcast pkey cm
+DEB_VM_612 ?= ping datapath mcast pkey cm observe
 DEB_VM_612RT ?= datapath
 DEB_VM = $(KREL_612):$(subst $(eval) ,$(comma),$(strip $(DEB_VM_612))) \
 	$(KREL_612RT):$(subst $(eval) ,$(comma),$(strip $(DEB_VM_612RT)))
@@ -34,7 +34,7 @@ comma := ,
 
 deb:
 	@$(call module_copy,$(DEB_DIR)/ipoib-ng-$(DEB_VERSION),Kbuild Makefile \
-		dkms.conf driver scripts debian README.md Documentation)
+		dkms.conf driver uapi scripts debian README.md Documentation)
 	@rm -f $(DEB_DIR)/*.deb $(DEB_DIR)/*.changes $(DEB_DIR)/*.buildinfo
 	cd $(DEB_DIR)/ipoib-ng-$(DEB_VERSION) && dpkg-buildpackage -us -uc -b \
 		> $(DEB_DIR)/build.log 2>&1 || \
@@ -42,7 +42,7 @@ deb:
 	@dpkg-deb -c $(DEB_FILE) | awk '{ print "  " $$NF }'
 	@echo "deb: $(DEB_FILE)"
 
-deb-check: deb
+deb-check: deb ipoibctl ynl-prepare
 	@test -n "$(KREL_612)" -a -n "$(KREL_612RT)" || \
 		{ echo "deb-check: no 6.12 and 6.12-rt headers (make setup)"; exit 1; }
 	$(CURDIR)/tests/deb/check.sh --out $(BUILD)/vm-deb \
@@ -50,7 +50,7 @@ deb-check: deb
 
 # The module of this tree for kernel VM_KREL, built in its own copy.
 VM_KREL ?=
-vm-check-krel:
+vm-check-krel: ipoibctl ynl-prepare
 	@test -n "$(VM_KREL)" -a -d /lib/modules/$(VM_KREL)/build || \
 		{ echo "vm-check-krel: VM_KREL=$(VM_KREL): no headers installed"; exit 1; }
 	@$(call module_copy,$(BUILD)/kmod/$(VM_KREL),Kbuild dkms.conf driver scripts uapi)

@@ -93,19 +93,19 @@ VM_RUN_DEBUG = $(CURDIR)/tests/vm/run.sh \
 	--module '$(KMOD_DIR)/ipoib_ng.ko'
 
 .PHONY: check-debug
-vm-check-debug: module-debug
+vm-check-debug: module-debug ipoibctl ynl-prepare
 	$(VM_RUN_DEBUG) --one-vm debug --out $(CURDIR)/build/vm-debug $(VM_SCENARIOS_DEBUG)
 
 # What `make check` runs on the test kernel: the KUnit suites, then the
 # scenarios of vm-check-debug, all in one VM.
-check-debug: module-debug
+check-debug: module-debug ipoibctl ynl-prepare
 	$(VM_RUN_DEBUG) --one-vm debug --out $(CURDIR)/build/vm-debug kunit $(VM_SCENARIOS_DEBUG)
 	@cat $(CURDIR)/build/vm-debug/kunit/kunit-summary.txt
 
 # Every scenario this kernel can run, after the KUnit suites (about 40
 # minutes): what make check leaves to Debian's kernel, under KASAN.
 .PHONY: check-debug-all
-check-debug-all: module-debug
+check-debug-all: module-debug ipoibctl ynl-prepare
 	$(VM_RUN_DEBUG) --one-vm debug --out $(CURDIR)/build/vm-debug kunit $(VM_SCENARIOS_DEBUG_ALL)
 	@cat $(CURDIR)/build/vm-debug/kunit/kunit-summary.txt
 

@@ -21,7 +21,7 @@
 VM_KERNEL ?=
 VM_MODULES ?=
 VM_SCENARIOS ?= ping datapath teardown mcast pkey bond cm gidchurn exclusion privilege \
-	hostile
+	hostile observe
 VM_TIMEOUT ?= 300
 VM_FLAGS ?=
 
@@ -35,7 +35,7 @@ VM_RUN = $(CURDIR)/tests/vm/run.sh --out $(CURDIR)/build/vm \
 vm-smoke:
 	$(VM_RUN) smoke
 
-vm-check: module
+vm-check: module ipoibctl ynl-prepare
 	$(VM_RUN) --module $(CURDIR)/ipoib_ng.ko $(VM_SCENARIOS)
 
 vm-demo: module
