@@ -46,6 +46,8 @@ static void __ipn_cm_rx_retire(struct ipn_priv *priv, struct ipn_cm_rx *rx)
 	rx->dead = true;
 	list_move_tail(&rx->list, &priv->cm_rx_dead);
 	priv->cm_rx_count--;
+	/* Now, not when destroyed: a successor's up may come first. */
+	ipn_genl_conn_event(priv, rx->peer, true, false, 0);
 }
 
 static void ipn_cm_rx_retire(struct ipn_priv *priv, struct ipn_cm_rx *rx)
@@ -259,7 +261,6 @@ static void ipn_cm_rx_destroy(struct ipn_priv *priv, struct ipn_cm_rx *rx)
 	spin_unlock_bh(&priv->lock);
 	/* A late completion is matched by pointer only, never followed. */
 	ib_destroy_qp(rx->qp);
-	ipn_genl_conn_event(priv, rx->peer, true, false, 0);
 	kfree_rcu(rx, rcu);
 }
 
@@ -573,9 +574,25 @@ static int ipn_cm_connect(struct ipn_priv *priv, struct ipn_cm_tx *tx)
  * handler runs), then the QP to ERR, which flushes its sends through TX
  * NAPI; once none is left the QP goes. Control context.
  */
+/*
+ * Tell netlink a connection we made came up or went down (or failed to
+ * come up): a down only after an up, once. Control context.
+ */
+static void ipn_cm_tell(struct ipn_priv *priv, struct ipn_cm_tx *tx, bool up,
+			int status)
+{
+	lockdep_assert_held(&priv->ctl_mutex);
+	if (!up && tx->told_up == up && !status)
+		return;
+	tx->told_up = up;
+	ipn_genl_conn_event(priv, tx->addr, false, up, status);
+}
+
 static void ipn_cm_disconnect(struct ipn_priv *priv, struct ipn_cm_tx *tx)
 {
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+
+	ipn_cm_tell(priv, tx, false, 0);
 
 	if (tx->id) {
 		ib_destroy_cm_id(tx->id);
@@ -607,9 +624,10 @@ static void ipn_cm_connect_done(struct ipn_priv *priv, struct ipn_cm_tx *tx,
 				int status, u32 frame_max)
 {
 	struct ipc_result r;
-	bool up, failed;
+	bool was, up, failed;
 
 	spin_lock_bh(&priv->lock);
+	was = ipc_cm_connected(&tx->st);
 	ipc_cm_connect_done(&tx->st, &priv->cm_cfg, ipn_now_ms(), status,
 			    frame_max, &priv->rng, &r);
 	up = ipc_cm_connected(&tx->st);
@@ -618,11 +636,13 @@ static void ipn_cm_connect_done(struct ipn_priv *priv, struct ipn_cm_tx *tx,
 		ipn_inc(priv, cm_connects);
 	else if (failed)
 		ipn_inc(priv, cm_failures);
-	tx->since_ms = ipn_now_ms();
+	if (up != was || failed)
+		tx->since_ms = ipn_now_ms();
 	ipn_cm_apply(priv, tx, &r, NULL);
 	spin_unlock_bh(&priv->lock);
-	if (up || failed)
-		ipn_genl_conn_event(priv, tx->addr, false, up, status);
+	/* A change only: up, or down (told up before) or failed. */
+	if (up != was || failed)
+		ipn_cm_tell(priv, tx, up, status);
 }
 
 /* DISCONNECT and CONNECT. Control context (rtnl, ctl_mutex). */
@@ -671,7 +691,7 @@ static void ipn_cm_report(struct ipn_priv *priv, struct ipn_entry *e, u32 ops)
 	}
 	spin_unlock_bh(&priv->lock);
 	if (broken)
-		ipn_genl_conn_event(priv, tx->addr, false, false, -ECONNRESET);
+		ipn_cm_tell(priv, tx, false, -ECONNRESET);
 }
 
 static void ipn_cm_release(struct ipn_priv *priv, struct ipn_entry *e)
@@ -874,8 +894,11 @@ void ipn_cm_stop(struct ipn_priv *priv)
 	}
 	list_splice_tail_init(&priv->cm_rx, &priv->cm_rx_dead);
 	priv->cm_rx_count = 0;
-	list_for_each_entry(rx, &priv->cm_rx_dead, list)
+	list_for_each_entry(rx, &priv->cm_rx_dead, list) {
+		if (!rx->dead)
+			ipn_genl_conn_event(priv, rx->peer, true, false, 0);
 		rx->dead = true;
+	}
 	spin_unlock_bh(&priv->lock);
 	ipn_cm_run(priv);
 

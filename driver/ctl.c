@@ -117,7 +117,6 @@ static void ipn_qp_repkey(struct ipn_priv *priv)
 /* Perform the link machine's actions. Control context, ctl_mutex held. */
 void ipn_link_apply(struct ipn_priv *priv, const struct ipc_result *r)
 {
-	bool carrier = netif_carrier_ok(priv->dev);
 	u32 act = r->actions;
 
 	lockdep_assert_held(&priv->ctl_mutex);
@@ -139,8 +138,6 @@ void ipn_link_apply(struct ipn_priv *priv, const struct ipc_result *r)
 		ipn_mcast_join_bcast(priv);
 	if (act & IPC_LINK_ACT_CARRIER_ON)
 		ipn_dev_set_carrier(priv, true);
-	if (netif_carrier_ok(priv->dev) != carrier)
-		ipn_genl_link_event(priv);
 }
 
 /*

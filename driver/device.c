@@ -18,14 +18,19 @@
 
 /* ------------------------------------------------------------------ */
 
+/* The one place the carrier changes after registration: told (genl.c). */
 void ipn_dev_set_carrier(struct ipn_priv *priv, bool on)
 {
+	bool was = netif_carrier_ok(priv->dev);
+
 	if (on) {
 		netif_carrier_on(priv->dev);
 		netif_wake_queue(priv->dev);
 	} else {
 		netif_carrier_off(priv->dev);
 	}
+	if (was != on)
+		ipn_genl_link_event(priv);
 }
 
 /*

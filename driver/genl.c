@@ -42,6 +42,7 @@ enum {
 	IPN_CB_PHASE,		/* conns: 0 ours, 1 the peers' */
 	IPN_CB_BKT,		/* bucket of a hash table */
 	IPN_CB_IDX,		/* entries done in the bucket or list */
+	IPN_CB_IFINDEX,		/* the interface the three above are of */
 };
 
 /* The core's values are the uapi's (compared as ints: two enums). */
@@ -284,7 +285,8 @@ static int ipn_genl_if_doit(struct sk_buff *skb, struct genl_info *info)
 /*
  * The request's filter (the IFINDEX, attribute 1 of every set), checked
  * before the dump starts, so that a bad one is answered with an error
- * and its extack message.
+ * (NLMSG_ERROR) and, from 6.2 on (a start got no extack before), its
+ * extack message.
  */
 static int ipn_genl_dump_start(struct netlink_callback *cb,
 			       const struct nla_policy *policy, int maxattr)
@@ -354,13 +356,18 @@ static int ipn_genl_dump_each(struct sk_buff *skb, struct netlink_callback *cb,
 			continue;
 		if (idx++ < cb->args[IPN_CB_DEV])
 			continue;
+		/* One before it went: this one from its start. */
+		if (cb->args[IPN_CB_IFINDEX] != dev->ifindex) {
+			cb->args[IPN_CB_IFINDEX] = dev->ifindex;
+			cb->args[IPN_CB_PHASE] = 0;
+			cb->args[IPN_CB_BKT] = 0;
+			cb->args[IPN_CB_IDX] = 0;
+		}
 		ret = fn(skb, cb, netdev_priv(dev));
 		if (ret)
 			break;
 		cb->args[IPN_CB_DEV] = idx;
-		cb->args[IPN_CB_PHASE] = 0;
-		cb->args[IPN_CB_BKT] = 0;
-		cb->args[IPN_CB_IDX] = 0;
+		cb->args[IPN_CB_IFINDEX] = 0;
 	}
 	rtnl_unlock();
 	/* Full: what it holds goes now, the rest in the next part. */
@@ -393,7 +400,7 @@ static int ipn_genl_fill_path(struct sk_buff *skb, struct netlink_callback *cb,
 			      struct ipn_priv *priv, struct ipn_path *path,
 			      u64 now)
 {
-	const struct rdma_ah_attr *attr = &path->attr;
+	const struct ipn_path_shown *shown = &path->shown;
 	struct ipc_view st;
 	union ib_gid sgid;
 	void *hdr;
@@ -422,26 +429,26 @@ static int ipn_genl_fill_path(struct sk_buff *skb, struct netlink_callback *cb,
 		goto cancel;
 	if (!path->ah)
 		goto end;
-	/* The answer the handle was made from. */
-	if (nla_put_u8(skb, IPOIB_NG_A_PATH_SL, rdma_ah_get_sl(attr)) ||
-	    nla_put_u8(skb, IPOIB_NG_A_PATH_RATE,
-		       rdma_ah_get_static_rate(attr)))
+	/* The answer the handle was made from (ipn_path_shown). */
+	if (nla_put_u8(skb, IPOIB_NG_A_PATH_SL, shown->sl) ||
+	    nla_put_u8(skb, IPOIB_NG_A_PATH_RATE, shown->rate))
 		goto cancel;
 	if (priv->roce) {
-		if (nla_put(skb, IPOIB_NG_A_PATH_DMAC, ETH_ALEN,
-			    attr->roce.dmac))
+		if (nla_put(skb, IPOIB_NG_A_PATH_DMAC, ETH_ALEN, shown->dmac))
 			goto cancel;
-	} else if (nla_put_u16(skb, IPOIB_NG_A_PATH_LID,
-			       rdma_ah_get_dlid(attr))) {
+	} else if (nla_put_u16(skb, IPOIB_NG_A_PATH_LID, shown->lid)) {
 		goto cancel;
 	}
-	if (path->rec_valid &&
-	    nla_put_u32(skb, IPOIB_NG_A_PATH_MTU,
-			ipc_ib_mtu_bytes(path->rec.mtu)))
+	if (shown->mtu &&
+	    nla_put_u32(skb, IPOIB_NG_A_PATH_MTU, shown->mtu))
 		goto cancel;
-	if (!rdma_query_gid(priv->ca, priv->port,
-			    rdma_ah_read_grh(attr)->sgid_index, &sgid) &&
-	    nla_put(skb, IPOIB_NG_A_PATH_SGID, IPC_GID_LEN, sgid.raw))
+	/* Without a GRH (IB, same subnet) the source is the port's GID. */
+	if (!shown->grh)
+		memcpy(sgid.raw, priv->ifid.gid, IPC_GID_LEN);
+	else if (rdma_query_gid(priv->ca, priv->port, shown->sgid_index,
+				&sgid))
+		goto end;
+	if (nla_put(skb, IPOIB_NG_A_PATH_SGID, IPC_GID_LEN, sgid.raw))
 		goto cancel;
 end:
 	genlmsg_end(skb, hdr);

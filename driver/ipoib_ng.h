@@ -421,6 +421,19 @@ struct ipn_path {
 	bool rec_valid;
 	struct rdma_dev_addr *dev_addr;	/* RoCE: rdma_resolve_ip */
 	u64 answered_ms;		/* the last good answer, 0: none */
+	/*
+	 * What the handle in use was made from, for netlink: copied under
+	 * priv->lock when it is installed (attr is the next query's).
+	 */
+	struct ipn_path_shown {
+		u8 dmac[ETH_ALEN];	/* RoCE */
+		u16 lid;		/* InfiniBand */
+		u8 sl;
+		u8 rate;
+		u8 sgid_index;
+		bool grh;
+		u32 mtu;		/* bytes, the SA's record; 0: none */
+	} shown;
 };
 
 /* Per MGID; protected by priv->lock. */
@@ -472,8 +485,9 @@ struct ipn_cm_tx {
 	u32 conn_frame_max;
 	struct ib_qp *broken_qp;	/* the QP that failed (IPN_OP_BROKEN) */
 	struct list_head zombie;	/* priv->cm_zombies: freed, not reaped */
-	u64 since_ms;			/* made, or its last connect's answer */
+	u64 since_ms;			/* made, or its last change of state */
 	u64 frames;			/* sent over it (netif_tx_lock) */
+	bool told_up;			/* netlink was told it is up (ctl) */
 };
 
 /* A connection a peer made to us. */

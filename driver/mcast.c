@@ -263,6 +263,7 @@ void ipn_mcast_join_complete(struct ipn_priv *priv, struct ipn_mcast *mc,
 	struct ipn_ah *ah = NULL, *old = NULL;
 	struct rdma_ah_attr attr;
 	struct ipc_result r, link = { .actions = 0 };
+	struct ipc_view st = { .joined = 0 };
 
 	lockdep_assert_held(&priv->ctl_mutex);
 	if (!status && !mc->e.dead) {
@@ -301,6 +302,7 @@ void ipn_mcast_join_complete(struct ipn_priv *priv, struct ipn_mcast *mc,
 				 ipn_mcast_routers_usable(priv, mc->mgid),
 				 &priv->rng, &r);
 		ipn_mcast_apply(priv, mc, &r, NULL);
+		ipc_mc_view(&mc->st, &st);	/* the memberships held now */
 	}
 	if (mc->is_bcast)
 		ipc_link_bcast_done(&priv->link, status, &link);
@@ -310,7 +312,7 @@ out:
 	/* What the core took as the join's outcome, not a search's step. */
 	if (!mc->e.dead && step == IPC_BSEARCH_WAIT && status != -IPC_ENOBCAST)
 		ipn_genl_group_event(priv, mc->mgid, false, status,
-				     mc->e.join_type);
+				     st.joined);
 	ipn_link_apply(priv, &link);
 	if (step != IPC_BSEARCH_WAIT || wrapped)
 		ipn_mcast_bcast_follow(priv, mc, status, wrapped);

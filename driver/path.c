@@ -141,6 +141,22 @@ void ipn_path_query_async_done(struct ipn_priv *priv, struct ipn_path *path,
 	spin_unlock_bh(&priv->lock);
 }
 
+/* The answer of the handle just installed, as netlink shows it. */
+static void ipn_path_shown(struct ipn_path *path)
+{
+	const struct rdma_ah_attr *attr = &path->attr;
+	struct ipn_path_shown *s = &path->shown;
+
+	lockdep_assert_held(&path->priv->lock);
+	memcpy(s->dmac, attr->roce.dmac, ETH_ALEN);
+	s->lid = rdma_ah_get_dlid(attr);
+	s->sl = rdma_ah_get_sl(attr);
+	s->rate = rdma_ah_get_static_rate(attr);
+	s->grh = rdma_ah_get_ah_flags(attr) & IB_AH_GRH;
+	s->sgid_index = rdma_ah_read_grh(attr)->sgid_index;
+	s->mtu = path->rec_valid ? ipc_ib_mtu_bytes(path->rec.mtu) : 0;
+}
+
 /* The query of path finished. Control context (rtnl, ctl_mutex). */
 void ipn_path_query_complete(struct ipn_priv *priv, struct ipn_path *path,
 			     int status)
@@ -169,6 +185,7 @@ void ipn_path_query_complete(struct ipn_priv *priv, struct ipn_path *path,
 			old = path->ah;
 			path->ah = ah;
 			path->answered_ms = ipn_now_ms();
+			ipn_path_shown(path);
 		}
 		ipc_path_query_done(&path->st, &priv->path_cfg, ipn_now_ms(),
 				    status, &priv->rng, &r);

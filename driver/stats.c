@@ -124,6 +124,6 @@ void ipn_drop(struct ipn_priv *priv, struct sk_buff *skb, int reason, bool tx)
 		s->drop[reason]++;
 	u64_stats_update_end(&s->syncp);
 	put_cpu_ptr(priv->stats);
-	trace_ipoib_ng_drop(priv->dev, ipc_reason_name(reason), tx);
+	trace_ipoib_ng_drop(priv->dev, reason, tx);
 	dev_kfree_skb_any(skb);
 }

@@ -133,16 +133,16 @@ TRACE_EVENT(ipoib_ng_conn,
 
 /* A frame dropped, with the reason ethtool -S counts it under. */
 TRACE_EVENT(ipoib_ng_drop,
-	TP_PROTO(const struct net_device *dev, const char *reason, bool tx),
+	TP_PROTO(const struct net_device *dev, int reason, bool tx),
 	TP_ARGS(dev, reason, tx),
 	TP_STRUCT__entry(
 		__string(dev, dev->name)
-		__string(reason, reason)
+		__string(reason, ipc_reason_name(reason))
 		__field(bool, tx)
 	),
 	TP_fast_assign(
 		ipn_assign_str(dev, dev->name);
-		ipn_assign_str(reason, reason);
+		ipn_assign_str(reason, ipc_reason_name(reason));
 		__entry->tx = tx;
 	),
 	TP_printk("dev=%s %s reason=%s", __get_str(dev),
