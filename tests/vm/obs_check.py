@@ -18,7 +18,10 @@ and exits 1 with the reason when the check fails.
       with frames counted.
   obs_check.py events MONITOR.jsonl TYPE KEY VALUE [TYPE KEY VALUE...]
       ipoibctl monitor -j printed an event of TYPE whose KEY is VALUE
-      (GIDs compared as addresses).
+      (GIDs compared as addresses); KEY and VALUE may name several,
+      joined by "&" ("gid&dir" "fe80::1&tx").
+  obs_check.py count MONITOR.jsonl TYPE KEY VALUE
+      Prints how many events of TYPE have KEY VALUE.
 """
 import ipaddress
 import json
@@ -162,26 +165,37 @@ def check_conn(a):
     die("no %s connection with %s: %s" % (d, want, ctl))
 
 
+def matches(e, t, keys, vals):
+    if e.get("type") != t:
+        return False
+    for k, v in zip(keys.split("&"), vals.split("&")):
+        if k not in e:
+            return False
+        if k in ("gid", "mgid"):
+            if gid(e[k]) != gid(v):
+                return False
+        elif str(e[k]) != v:
+            return False
+    return True
+
+
 def check_events(a):
     evs = load_lines(a[0])
     rest = a[1:]
     while rest:
         t, k, v = rest[:3]
         rest = rest[3:]
-        ok = False
-        for e in evs:
-            if e.get("type") != t or k not in e:
-                continue
-            if k in ("gid", "mgid"):
-                ok = gid(e[k]) == gid(v)
-            else:
-                ok = str(e[k]) == v
-            if ok:
-                print("event:", e)
-                break
-        if not ok:
+        hit = [e for e in evs if matches(e, t, k, v)]
+        if not hit:
             die("no %s event with %s %s among %d: %s" % (t, k, v, len(evs),
                                                         evs))
+        print("event:", hit[0])
+
+
+def count_events(a):
+    evs = load_lines(a[0])
+    print(len([e for e in evs if matches(e, a[1], a[2], a[3])]))
+    sys.exit(0)
 
 
 def load_lines(path):
@@ -194,7 +208,8 @@ def load_lines(path):
 
 
 CHECKS = {"path": check_path, "group": check_group, "show": check_show,
-          "conn": check_conn, "events": check_events}
+          "conn": check_conn, "events": check_events,
+          "count": count_events}
 
 if __name__ == "__main__":
     if len(sys.argv) < 2 or sys.argv[1] not in CHECKS:

@@ -134,7 +134,8 @@ ynl_dump conn-get "$OUT/ynl-conns.json"
 check grep -q connected "$OUT/ynl-conns.json"
 check ip netns exec n1 "$CTL" conns
 wait_for 10 "the monitor to print conn-up" grep -q conn-up "$OUT/monitor.jsonl"
-check python3 "$CHECK" events "$OUT/monitor.jsonl" conn-up gid "$GID2"
+check python3 "$CHECK" events "$OUT/monitor.jsonl" conn-up "gid&dir" "$GID2&tx" \
+	conn-up "gid&dir" "$GID2&rx"
 
 log "e) permissions, errors, the link event"
 check ip netns exec n1 setpriv --reuid=65534 --regid=65534 --clear-groups \
@@ -147,9 +148,18 @@ expect_error "no such interface" ip netns exec n1 "$CTL" show nosuchdev
 expect_error "not an ipoib_ng interface" "$CTL" show va
 expect_error "No such device" "$REPO/scripts/ynl.sh" --dump path-get \
 	--json '{"ifindex": 1}'
+downs() {
+	python3 "$CHECK" count "$OUT/monitor.jsonl" link "link-up&link-why" "0&admin-down"
+}
+n=$(downs)
+more_downs() {
+	(($(downs) > n))
+}
 check ip -n n1 link set dev "$IB1" down
-wait_for 10 "the monitor to print the link down" \
-	python3 "$CHECK" events "$OUT/monitor.jsonl" link link-why admin-down
+wait_for 10 "the monitor to print the link down" more_downs
+# Down: the connection to n2 and the groups went with it, each told.
+check python3 "$CHECK" events "$OUT/monitor.jsonl" conn-down "gid&dir" "$GID2&tx" \
+	group-left mgid "$MGID4"
 kill "$MON" "$MCR"
 wait "$MON" || fail "ipoibctl monitor did not exit 0 on SIGTERM"
 wait "$MCR" || true
