@@ -48,6 +48,21 @@ BENCHMARK_CAPTURE(rx_classify, unicast, my_gid.data());
 BENCHMARK_CAPTURE(rx_classify, broadcast, self.bcast_gid);
 BENCHMARK_CAPTURE(rx_classify, no_grh, nullptr);
 
+/* An IPv6 datagram (UDP): the ND check reads its header, finds no ICMPv6. */
+void rx_classify_ipv6(benchmark::State &st)
+{
+	uint8_t f[64] = { 0x86, 0xdd, 0, 0, 0x60 };
+	struct ipc_rx_verdict v;
+	f[4 + 6] = 17;
+	for (auto _ : st) {
+		benchmark::DoNotOptimize(f);
+		benchmark::DoNotOptimize(ipc_rx_classify(
+			&self, peer_gid.data(), my_gid.data(), 0x99, f,
+			sizeof(f), &v));
+	}
+}
+BENCHMARK(rx_classify_ipv6);
+
 /* Frames whose payload ipc_rx_classify() reads: ARP, an ND message. */
 const ct::Hw peer_hw = ct::hw(0, 0x99, peer_gid);
 const uint8_t peer_ip[4] = { 10, 0, 0, 2 };
