@@ -680,41 +680,52 @@ static bool ipn_genl_listened(struct net *net)
 	       genl_has_listeners(&ipn_genl_family, net, IPN_GENL_MCGRP_EVENTS);
 }
 
+/* An event's attributes: NULL or negative when it has none. */
+struct ipn_genl_ev {
+	u32 type;		/* enum ipoib_ng_event */
+	const u8 *gid;		/* a path's GID */
+	const u8 *mgid;		/* a group's */
+	const u8 *addr;		/* a peer's address (QPN and GID) */
+	int dir;		/* with addr */
+	int status;		/* 0: none */
+	int join;		/* joined state bits */
+	int why;		/* the link's, with the carrier */
+};
+
 /*
- * Tell the listeners of the interface's namespace, if any. gid is a
- * path's or a peer's GID, mgid a group's, addr a peer's address (QPN and
- * GID); each NULL when the event has none. Any context: the message is
- * made GFP_ATOMIC, and lost, as any netlink event may be, when there is
- * no memory.
+ * Tell the listeners of the interface's namespace, if any. Any context:
+ * the message is made GFP_ATOMIC, and lost, as any netlink event may be,
+ * when there is no memory.
  */
-static void ipn_genl_event(struct ipn_priv *priv, u32 type, const u8 *gid,
-			   const u8 *mgid, const u8 *addr, int dir,
-			   int status, int join)
+static void ipn_genl_event(struct ipn_priv *priv, const struct ipn_genl_ev *e)
 {
 	struct net_device *dev = priv->dev;
 	struct net *net = dev_net(dev);
 	struct sk_buff *skb;
 	void *hdr;
 
-	if (!ipn_genl_listened(net))
-		return;
 	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_ATOMIC);
 	if (!skb)
 		return;
 	hdr = genlmsg_put(skb, 0, 0, &ipn_genl_family, 0, IPOIB_NG_CMD_EVENT);
 	if (!hdr)
 		goto free;
-	if (nla_put_u32(skb, IPOIB_NG_A_EV_TYPE, type) ||
+	if (nla_put_u32(skb, IPOIB_NG_A_EV_TYPE, e->type) ||
 	    nla_put_u32(skb, IPOIB_NG_A_EV_IFINDEX, dev->ifindex) ||
 	    nla_put_string(skb, IPOIB_NG_A_EV_IFNAME, dev->name) ||
-	    (gid && nla_put(skb, IPOIB_NG_A_EV_GID, IPC_GID_LEN, gid)) ||
-	    (mgid && nla_put(skb, IPOIB_NG_A_EV_MGID, IPC_GID_LEN, mgid)) ||
-	    (addr && (nla_put(skb, IPOIB_NG_A_EV_GID, IPC_GID_LEN,
-			      ipn_addr_gid(addr)) ||
-		      nla_put_u32(skb, IPOIB_NG_A_EV_QPN, ipn_addr_qpn(addr)) ||
-		      nla_put_u8(skb, IPOIB_NG_A_EV_DIR, dir))) ||
-	    (status && nla_put_s32(skb, IPOIB_NG_A_EV_STATUS, status)) ||
-	    (join >= 0 && nla_put_u8(skb, IPOIB_NG_A_EV_JOIN, join)))
+	    (e->gid && nla_put(skb, IPOIB_NG_A_EV_GID, IPC_GID_LEN, e->gid)) ||
+	    (e->mgid &&
+	     nla_put(skb, IPOIB_NG_A_EV_MGID, IPC_GID_LEN, e->mgid)) ||
+	    (e->addr && (nla_put(skb, IPOIB_NG_A_EV_GID, IPC_GID_LEN,
+				 ipn_addr_gid(e->addr)) ||
+			 nla_put_u32(skb, IPOIB_NG_A_EV_QPN,
+				     ipn_addr_qpn(e->addr)) ||
+			 nla_put_u8(skb, IPOIB_NG_A_EV_DIR, e->dir))) ||
+	    (e->status && nla_put_s32(skb, IPOIB_NG_A_EV_STATUS, e->status)) ||
+	    (e->join >= 0 && nla_put_u8(skb, IPOIB_NG_A_EV_JOIN, e->join)) ||
+	    (e->why >= 0 &&
+	     (nla_put_u8(skb, IPOIB_NG_A_EV_LINK_UP, netif_carrier_ok(dev)) ||
+	      nla_put_u32(skb, IPOIB_NG_A_EV_LINK_WHY, e->why))))
 		goto free;
 	genlmsg_end(skb, hdr);
 	genlmsg_multicast_netns(&ipn_genl_family, net, skb, 0,
@@ -727,68 +738,65 @@ free:
 /* A path's query answered: resolved (status 0) or failed. */
 void ipn_genl_path_event(struct ipn_priv *priv, const u8 *gid, int status)
 {
+	struct ipn_genl_ev e = {
+		.type = status ? IPOIB_NG_EV_PATH_FAILED :
+			IPOIB_NG_EV_PATH_RESOLVED,
+		.gid = gid, .status = status, .join = -1, .why = -1,
+	};
+
 	trace_ipoib_ng_sa_answer(priv->dev, "path", gid, status);
-	ipn_genl_event(priv, status ? IPOIB_NG_EV_PATH_FAILED :
-		       IPOIB_NG_EV_PATH_RESOLVED, gid, NULL, NULL, 0, status,
-		       -1);
+	if (ipn_genl_listened(dev_net(priv->dev)))
+		ipn_genl_event(priv, &e);
 }
 
 /* A group joined (status 0, with its join state), failed, or left. */
 void ipn_genl_group_event(struct ipn_priv *priv, const u8 *mgid, bool left,
 			  int status, int join)
 {
-	u32 type = left ? IPOIB_NG_EV_GROUP_LEFT : status ?
-		   IPOIB_NG_EV_GROUP_FAILED : IPOIB_NG_EV_GROUP_JOINED;
+	struct ipn_genl_ev e = {
+		.type = left ? IPOIB_NG_EV_GROUP_LEFT : status ?
+			IPOIB_NG_EV_GROUP_FAILED : IPOIB_NG_EV_GROUP_JOINED,
+		.mgid = mgid, .status = status, .join = -1, .why = -1,
+	};
 
+	if (e.type == IPOIB_NG_EV_GROUP_JOINED)
+		e.join = join;
 	if (!left)
 		trace_ipoib_ng_sa_answer(priv->dev, "join", mgid, status);
 	trace_ipoib_ng_mcast(priv->dev, mgid, left, left ? 0 : join, status);
-
-	ipn_genl_event(priv, type, NULL, mgid, NULL, 0, status,
-		       type == IPOIB_NG_EV_GROUP_JOINED ? join : -1);
+	if (ipn_genl_listened(dev_net(priv->dev)))
+		ipn_genl_event(priv, &e);
 }
 
 /* A connection to or from the peer at addr came up or went down. */
 void ipn_genl_conn_event(struct ipn_priv *priv, const u8 *addr, bool rx,
 			 bool up, int status)
 {
+	struct ipn_genl_ev e = {
+		.type = up ? IPOIB_NG_EV_CONN_UP : IPOIB_NG_EV_CONN_DOWN,
+		.addr = addr, .dir = rx ? IPOIB_NG_CONN_RX : IPOIB_NG_CONN_TX,
+		.status = status, .join = -1, .why = -1,
+	};
+
 	trace_ipoib_ng_conn(priv->dev, ipn_addr_gid(addr), ipn_addr_qpn(addr),
 			    rx, up, status);
-	ipn_genl_event(priv, up ? IPOIB_NG_EV_CONN_UP : IPOIB_NG_EV_CONN_DOWN,
-		       NULL, NULL, addr,
-		       rx ? IPOIB_NG_CONN_RX : IPOIB_NG_CONN_TX, status, -1);
+	if (ipn_genl_listened(dev_net(priv->dev)))
+		ipn_genl_event(priv, &e);
 }
 
-/* The carrier changed: up, or down and the core's why. */
+/* The carrier changed: up, or down and the core's why. Not priv->lock. */
 void ipn_genl_link_event(struct ipn_priv *priv)
 {
-	struct net_device *dev = priv->dev;
-	struct net *net = dev_net(dev);
-	struct sk_buff *skb;
-	void *hdr;
-	int why;
+	struct ipn_genl_ev e = {
+		.type = IPOIB_NG_EV_LINK, .join = -1,
+	};
 
-	if (!ipn_genl_listened(net))
+	if (!ipn_genl_listened(dev_net(priv->dev)))
 		return;
 	spin_lock_bh(&priv->lock);
-	why = ipc_link_why(&priv->link);
+	e.why = ipc_link_why(&priv->link);
 	spin_unlock_bh(&priv->lock);
-	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_ATOMIC);
-	if (!skb)
-		return;
-	hdr = genlmsg_put(skb, 0, 0, &ipn_genl_family, 0, IPOIB_NG_CMD_EVENT);
-	if (!hdr ||
-	    nla_put_u32(skb, IPOIB_NG_A_EV_TYPE, IPOIB_NG_EV_LINK) ||
-	    nla_put_u32(skb, IPOIB_NG_A_EV_IFINDEX, dev->ifindex) ||
-	    nla_put_string(skb, IPOIB_NG_A_EV_IFNAME, dev->name) ||
-	    nla_put_u8(skb, IPOIB_NG_A_EV_LINK_UP, netif_carrier_ok(dev)) ||
-	    nla_put_u32(skb, IPOIB_NG_A_EV_LINK_WHY, why)) {
-		nlmsg_free(skb);
-		return;
-	}
-	genlmsg_end(skb, hdr);
-	genlmsg_multicast_netns(&ipn_genl_family, net, skb, 0,
-				IPN_GENL_MCGRP_EVENTS, GFP_ATOMIC);
+	ipn_genl_event(priv, &e);
 }
 
 /* ------------------------------------------------------------------ */
