@@ -118,7 +118,7 @@ check: deps-present
 # unload and device removal under traffic run in churn on the debug
 # kernel too; its namespace cases only here).
 # deb-check (mk/deb.mk): the .deb installed with apt, DKMS builds for 6.1,
-# 6.12 and 6.12-rt; 6.12 runs ping, datapath, mcast, pkey and cm with the
+# 6.12 and 6.12-rt; 6.12 runs datapath, mcast, pkey, cm and observe with the
 # installed module, 6.12-rt datapath. The debug kernel (check-debug,
 # mk/kernel.mk) runs the KUnit suites and churn; check-debug-all runs
 # every scenario there, make vm-check every scenario on Debian's 6.1.
