@@ -146,10 +146,10 @@ static int ipn_genl_put_group(struct sk_buff *skb, struct ipn_priv *priv,
 		return -EMSGSIZE;
 	if (!mc->ah)
 		return 0;
-	/* Joined: the group's parameters (InfiniBand: the SA's record). */
+	/* Joined: the group's parameters; with an SA, its record's. */
 	if (nla_put_u32(skb, IPOIB_NG_A_GROUP_QKEY, priv->qkey))
 		return -EMSGSIZE;
-	if (priv->roce)
+	if (!priv->ops->sa_directory)
 		return nla_put_u32(skb, IPOIB_NG_A_GROUP_MTU,
 				   ipn_port_ib_mtu(priv)) ? -EMSGSIZE : 0;
 	if (nla_put_u32(skb, IPOIB_NG_A_GROUP_MTU,

@@ -58,6 +58,10 @@ struct ipn_kunit_path {
 
 struct ipn_kunit_path ipn_kunit_path(struct ipn_priv *priv, const u8 *gid);
 
+/* The netlink dump's message of a path (mgid NULL) or group (shim_genl.c). */
+int ipn_kunit_genl_msg(struct ipn_priv *priv, const u8 *gid, const u8 *mgid,
+		       struct sk_buff *skb);
+
 /* Send one IPv4 frame to the 20-byte address daddr, as the stack does. */
 void ipn_kunit_xmit(struct ipn_priv *priv, const u8 *daddr, __be32 ip_dst);
 /* The same with len bytes of data of type proto. */

@@ -30,6 +30,8 @@
 #include <net/addrconf.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_mad.h>
+#include <net/genetlink.h>
+#include <linux/ipoib_ng.h>
 #include "ipoib_ng.h"
 #include "ipn_kunit.h"
 
@@ -51,6 +53,7 @@ static struct kunit_case ipn_sa_cases[] = {
 	KUNIT_CASE(sa_bcast_create),
 	KUNIT_CASE(sa_bcast_search_starts_over),
 	KUNIT_CASE(sa_path_query),
+	KUNIT_CASE(sa_path_netlink),
 	KUNIT_CASE(sa_path_flush_while_resolving),
 	KUNIT_CASE(sa_path_stale_completion_ignored),
 	KUNIT_CASE(sa_path_timeout),

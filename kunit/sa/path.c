@@ -56,6 +56,87 @@ static void sa_path_query(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kt_sa.path_calls, 1);
 }
 
+static void kt_free_nlmsg(struct kunit_resource *res)
+{
+	nlmsg_free(res->data);
+}
+
+/*
+ * The attributes of the dump message of the path to gid (mgid NULL) or
+ * of the group mgid, in an skb the case frees when it ends.
+ */
+static void kt_genl_msg(struct kunit *test, struct ipn_priv *priv,
+			const u8 *gid, const u8 *mgid, struct nlattr **tb,
+			int max)
+{
+	struct sk_buff *skb;
+
+	skb = kt_manage(test, nlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL),
+			kt_free_nlmsg);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	KUNIT_ASSERT_EQ(test, ipn_kunit_genl_msg(priv, gid, mgid, skb), 0);
+	KUNIT_ASSERT_EQ(test, nlmsg_parse(nlmsg_hdr(skb), GENL_HDRLEN, tb, max,
+					  NULL, NULL), 0);
+}
+
+/*
+ * What the netlink family tells of InfiniBand answers (rxe is RoCE, so
+ * only here): the broadcast group's MCMemberRecord (Q_Key, MTU, MLID,
+ * rate) and a path the SA answered (valid, its age, its source GID).
+ */
+static void sa_path_netlink(struct kunit *test)
+{
+	struct ipn_priv *priv = ((struct kt_ctx *)test->priv)->priv;
+	struct nlattr *tb[IPOIB_NG_A_GROUP_MAX + 1];
+	u8 hw[20];
+
+	kt_join_bcast(test, priv);
+	kt_genl_msg(test, priv, NULL, priv->ifid.bcast_gid, tb,
+		    IPOIB_NG_A_GROUP_MAX);
+	KUNIT_ASSERT_NOT_NULL(test, tb[IPOIB_NG_A_GROUP_MLID]);
+	KT_EXPECT_MEMEQ(test, nla_data(tb[IPOIB_NG_A_GROUP_MGID]),
+			priv->ifid.bcast_gid, 16);
+	KUNIT_EXPECT_STREQ(test, (char *)nla_data(tb[IPOIB_NG_A_GROUP_STATE]),
+			   "joined");
+	KUNIT_EXPECT_EQ(test, nla_get_u32(tb[IPOIB_NG_A_GROUP_OWNER]),
+			(u32)IPOIB_NG_OWNER_BROADCAST);
+	KUNIT_EXPECT_EQ(test, nla_get_u8(tb[IPOIB_NG_A_GROUP_JOINED]),
+			(u8)IPOIB_NG_JOIN_FULL);
+	KUNIT_EXPECT_EQ(test, nla_get_u32(tb[IPOIB_NG_A_GROUP_QKEY]), KT_QKEY);
+	KUNIT_EXPECT_EQ(test, nla_get_u32(tb[IPOIB_NG_A_GROUP_MTU]), 2048u);
+	KUNIT_EXPECT_EQ(test, nla_get_u16(tb[IPOIB_NG_A_GROUP_MLID]), 0xc001);
+	KUNIT_EXPECT_EQ(test, nla_get_u8(tb[IPOIB_NG_A_GROUP_RATE]),
+			(u8)IB_RATE_10_GBPS);
+
+	kt_peer_addr(hw, 0x22);
+	ipn_kunit_xmit(priv, hw, htonl(0x0a000002));
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_count_queries() == 1));
+	kt_genl_msg(test, priv, kt_peer_gid, NULL, tb, IPOIB_NG_A_PATH_MAX);
+	KUNIT_EXPECT_STREQ(test, (char *)nla_data(tb[IPOIB_NG_A_PATH_STATE]),
+			   "resolving");
+	KUNIT_EXPECT_EQ(test, nla_get_u32(tb[IPOIB_NG_A_PATH_QUEUED]), 1u);
+	/* No answer yet: no handle, nothing of one, no age. */
+	KUNIT_EXPECT_NULL(test, tb[IPOIB_NG_A_PATH_SGID]);
+	KUNIT_EXPECT_NULL(test, tb[IPOIB_NG_A_PATH_AGE]);
+
+	KUNIT_ASSERT_EQ(test, kt_answer_path(kt_peer_gid, 0), 0);
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000,
+					kt_path_state(priv, kt_peer_gid) ==
+					IPC_PATH_VALID));
+	kt_genl_msg(test, priv, kt_peer_gid, NULL, tb, IPOIB_NG_A_PATH_MAX);
+	KT_EXPECT_MEMEQ(test, nla_data(tb[IPOIB_NG_A_PATH_GID]), kt_peer_gid,
+			16);
+	KUNIT_EXPECT_STREQ(test, (char *)nla_data(tb[IPOIB_NG_A_PATH_STATE]),
+			   "valid");
+	KUNIT_EXPECT_EQ(test, nla_get_u32(tb[IPOIB_NG_A_PATH_QUEUED]), 0u);
+	KUNIT_EXPECT_NOT_NULL(test, tb[IPOIB_NG_A_PATH_AGE]);
+	KUNIT_EXPECT_NOT_NULL(test, tb[IPOIB_NG_A_PATH_RETRY]);
+	KUNIT_EXPECT_NOT_NULL(test, tb[IPOIB_NG_A_PATH_SL]);
+	KUNIT_ASSERT_NOT_NULL(test, tb[IPOIB_NG_A_PATH_SGID]);
+	KT_EXPECT_MEMEQ(test, nla_data(tb[IPOIB_NG_A_PATH_SGID]),
+			priv->ifid.gid, 16);
+}
+
 /* Timeouts: retried with backoff, then the waiting frames are dropped. */
 static void sa_path_timeout(struct kunit *test)
 {
