@@ -458,29 +458,60 @@ cancel:
 	return -EMSGSIZE;
 }
 
-static int ipn_genl_path_one(struct sk_buff *skb, struct netlink_callback *cb,
-			     struct ipn_priv *priv)
-{
-	u64 now = ipn_now_ms();
-	struct ipn_path *path;
-	long bkt, idx;
-	int ret = 0;
+/* An entry of a hash table, at its hlist_node, into skb. priv->lock held. */
+typedef int (*ipn_genl_fill_fn)(struct sk_buff *skb,
+				struct netlink_callback *cb,
+				struct ipn_priv *priv, struct hlist_node *node,
+				u64 now);
 
-	spin_lock_bh(&priv->lock);
-	for (bkt = cb->args[IPN_CB_BKT]; bkt < HASH_SIZE(priv->paths); bkt++) {
+/*
+ * The entries of a hash table of size buckets, from the dump's cursor
+ * (bucket, place in it) on, each through fill: -EMSGSIZE when skb is
+ * full, the cursor at the entry that did not fit. priv->lock held.
+ */
+static int ipn_genl_hash_walk(struct sk_buff *skb, struct netlink_callback *cb,
+			      struct ipn_priv *priv, struct hlist_head *table,
+			      unsigned int size, ipn_genl_fill_fn fill, u64 now)
+{
+	struct hlist_node *node;
+	long bkt, idx;
+	int ret;
+
+	lockdep_assert_held(&priv->lock);
+	for (bkt = cb->args[IPN_CB_BKT]; bkt < size; bkt++) {
 		idx = 0;
-		hlist_for_each_entry(path, &priv->paths[bkt], node) {
+		hlist_for_each(node, &table[bkt]) {
 			if (idx++ < cb->args[IPN_CB_IDX])
 				continue;
-			ret = ipn_genl_fill_path(skb, cb, priv, path, now);
+			ret = fill(skb, cb, priv, node, now);
 			if (ret)
-				goto out;
+				return ret;
 			cb->args[IPN_CB_IDX] = idx;
 		}
 		cb->args[IPN_CB_BKT] = bkt + 1;
 		cb->args[IPN_CB_IDX] = 0;
 	}
-out:
+	return 0;
+}
+
+static int ipn_genl_path_node(struct sk_buff *skb, struct netlink_callback *cb,
+			      struct ipn_priv *priv, struct hlist_node *node,
+			      u64 now)
+{
+	return ipn_genl_fill_path(skb, cb, priv,
+				  hlist_entry(node, struct ipn_path, node),
+				  now);
+}
+
+static int ipn_genl_path_one(struct sk_buff *skb, struct netlink_callback *cb,
+			     struct ipn_priv *priv)
+{
+	int ret;
+
+	spin_lock_bh(&priv->lock);
+	ret = ipn_genl_hash_walk(skb, cb, priv, priv->paths,
+				 HASH_SIZE(priv->paths), ipn_genl_path_node,
+				 ipn_now_ms());
 	spin_unlock_bh(&priv->lock);
 	return ret;
 }
@@ -592,36 +623,33 @@ static int ipn_genl_conn_rx(struct sk_buff *skb, struct netlink_callback *cb,
 	return 0;
 }
 
+static int ipn_genl_conn_node(struct sk_buff *skb, struct netlink_callback *cb,
+			      struct ipn_priv *priv, struct hlist_node *node,
+			      u64 now)
+{
+	return ipn_genl_conn_tx(skb, cb, priv,
+				hlist_entry(node, struct ipn_cm_tx, node), now);
+}
+
 /* Ours (the hash, by bucket), then the peers' (the list). */
 static int ipn_genl_conn_one(struct sk_buff *skb, struct netlink_callback *cb,
 			     struct ipn_priv *priv)
 {
 	u64 now = ipn_now_ms();
-	struct ipn_cm_tx *tx;
 	struct ipn_cm_rx *rx;
-	long bkt, idx;
+	long idx = 0;
 	int ret = 0;
 
 	spin_lock_bh(&priv->lock);
-	for (bkt = cb->args[IPN_CB_BKT];
-	     !cb->args[IPN_CB_PHASE] && bkt < HASH_SIZE(priv->cm_tx); bkt++) {
-		idx = 0;
-		hlist_for_each_entry(tx, &priv->cm_tx[bkt], node) {
-			if (idx++ < cb->args[IPN_CB_IDX])
-				continue;
-			ret = ipn_genl_conn_tx(skb, cb, priv, tx, now);
-			if (ret)
-				goto out;
-			cb->args[IPN_CB_IDX] = idx;
-		}
-		cb->args[IPN_CB_BKT] = bkt + 1;
-		cb->args[IPN_CB_IDX] = 0;
-	}
 	if (!cb->args[IPN_CB_PHASE]) {
+		ret = ipn_genl_hash_walk(skb, cb, priv, priv->cm_tx,
+					 HASH_SIZE(priv->cm_tx),
+					 ipn_genl_conn_node, now);
+		if (ret)
+			goto out;
 		cb->args[IPN_CB_PHASE] = 1;
 		cb->args[IPN_CB_IDX] = 0;
 	}
-	idx = 0;
 	list_for_each_entry(rx, &priv->cm_rx, list) {
 		if (idx++ < cb->args[IPN_CB_IDX])
 			continue;
