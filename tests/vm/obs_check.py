@@ -75,15 +75,22 @@ def find(entries, key, want):
     return None
 
 
+def find_both(ctl_file, ynl_file, key, want, what):
+    """The entry whose KEY is WANT in ipoibctl's dump and in YNL's."""
+    ctl, ynl = load(ctl_file), load(ynl_file)
+    e, f = find(ctl, key, want), find(ynl, key, want)
+    if not e:
+        die("no %s %s in ipoibctl's dump: %s" % (what, want, ctl))
+    if not f:
+        die("no %s %s in the YNL client's dump: %s" % (what, want, ynl))
+    print("ipoibctl:", e)
+    print("ynl:     ", f)
+    return e, f
+
+
 def check_path(a):
-    ctl, ynl, want, state = load(a[0]), load(a[1]), gid(a[2]), a[3]
-    p, q = find(ctl, "gid", want), find(ynl, "gid", want)
-    if not p:
-        die("no path to %s in ipoibctl's dump: %s" % (want, ctl))
-    if not q:
-        die("no path to %s in the YNL client's dump: %s" % (want, ynl))
-    print("ipoibctl:", p)
-    print("ynl:     ", q)
+    want, state = gid(a[2]), a[3]
+    p, q = find_both(a[0], a[1], "gid", want, "path")
     if p.get("state") != state:
         die("path %s is %s, not %s" % (want, p.get("state"), state))
     for k in ("state", "attempts", "queued", "sl"):
@@ -98,15 +105,8 @@ def check_path(a):
 
 
 def check_group(a):
-    ctl, ynl, want = load(a[0]), load(a[1]), gid(a[2])
-    owner, joined = a[3], a[4]
-    g, h = find(ctl, "mgid", want), find(ynl, "mgid", want)
-    if not g:
-        die("no group %s in ipoibctl's dump: %s" % (want, ctl))
-    if not h:
-        die("no group %s in the YNL client's dump: %s" % (want, ynl))
-    print("ipoibctl:", g)
-    print("ynl:     ", h)
+    want, owner, joined = gid(a[2]), a[3], a[4]
+    g, h = find_both(a[0], a[1], "mgid", want, "group")
     if g.get("state") != "joined" or joined not in g.get("joined", []):
         die("group %s: state %s joined %s, not joined %s" %
             (want, g.get("state"), g.get("joined"), joined))
