@@ -40,6 +40,7 @@ using u16 = ipc_u16;
 using u32 = ipc_u32;
 using u64 = ipc_u64;
 using s32 = ipc_s32;
+using s64 = ipc_s64;
 
 static_assert(sizeof(u8) == 1 && sizeof(u16) == 2, "ipc_u8/ipc_u16 width");
 static_assert(sizeof(u32) == 4 && sizeof(u64) == 8, "ipc_u32/ipc_u64 width");

@@ -649,6 +649,72 @@ int ipc_mc_wanted(const struct ipc_mc *m, int type);
 int ipc_mc_missing(const struct ipc_mc *m);
 
 /* ------------------------------------------------------------------ */
+/* SA request budget: one per port, for every interface on it            */
+/* ------------------------------------------------------------------ */
+/*
+ * On a large fabric the SA is the shared resource every node leans on
+ * at the same moments (an SM failover, a client reregister): a node
+ * that asks for all it lost at once is one of thousands doing the same.
+ * Every SA request of a port (path queries, joins, the all-multicast
+ * mode's MADs) spends a token of one bucket: rate tokens a second, at
+ * most burst saved up. A request without a token waits, by class: the
+ * broadcast group first (the link is down without it), then groups and
+ * paths with frames waiting, then the rest (revalidations, rejoins of
+ * groups nobody is sending to). Within a class the shim keeps the order
+ * of arrival.
+ */
+enum ipc_sa_class {
+	IPC_SA_BCAST = 0,	/* the broadcast group's join */
+	IPC_SA_WAITING,		/* a group or path with frames waiting */
+	IPC_SA_REFRESH,		/* revalidations, rejoins: nothing waits */
+	IPC_SA_CLASS_COUNT
+};
+
+struct ipc_sa_budget_cfg {
+	ipc_u32 rate;		/* tokens a second (>= 1) */
+	ipc_u32 burst;		/* tokens saved up at most (>= 1) */
+};
+/* Defaults: 50 a second, a burst of 128 (the reasoning: budget.cpp). */
+void ipc_sa_budget_cfg_default(struct ipc_sa_budget_cfg *c);
+
+struct ipc_sa_budget {
+	ipc_s64 milli;		/* tokens x 1000; below 0 after a charge */
+	ipc_u64 at_ms;		/* when milli was brought up to date */
+	ipc_u32 waiting[IPC_SA_CLASS_COUNT];	/* requests held, by class */
+	ipc_u32 pad;
+};
+/* A full bucket at now. */
+void ipc_sa_budget_init(struct ipc_sa_budget *b,
+			const struct ipc_sa_budget_cfg *c, ipc_u64 now);
+/*
+ * A request of class cls wants to go now. 1: it goes (a token spent).
+ * 0: it waits (counted held in cls); the shim holds it and asks
+ * ipc_sa_budget_next() for it from *retry_at on. A request waits while
+ * one of its class or a more important one is held, so that the order
+ * of arrival and the order of importance both hold.
+ */
+int ipc_sa_budget_ask(struct ipc_sa_budget *b,
+		      const struct ipc_sa_budget_cfg *c, ipc_u64 now, int cls,
+		      ipc_u64 *retry_at);
+/*
+ * The first held request of class cls asks again. 1: it goes (a token
+ * spent, no longer held). 0: not yet (no token, or a more important
+ * class is held): ask again from *retry_at.
+ */
+int ipc_sa_budget_next(struct ipc_sa_budget *b,
+		       const struct ipc_sa_budget_cfg *c, ipc_u64 now, int cls,
+		       ipc_u64 *retry_at);
+/* A held request of class cls is given up (its entry ended it). */
+void ipc_sa_budget_withdraw(struct ipc_sa_budget *b, int cls);
+/*
+ * A request that does not wait went (the all-multicast mode's MADs,
+ * which have their own retry): its token is spent all the same, into
+ * debt (down to -burst) if need be, so that what follows waits longer.
+ */
+void ipc_sa_budget_charge(struct ipc_sa_budget *b,
+			  const struct ipc_sa_budget_cfg *c, ipc_u64 now);
+
+/* ------------------------------------------------------------------ */
 /* Interface link machine                                               */
 /* ------------------------------------------------------------------ */
 enum ipc_event {

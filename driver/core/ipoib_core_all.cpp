@@ -13,6 +13,7 @@
 #include "mtu.cpp"
 #include "keys.cpp"
 #include "backoff.cpp"
+#include "budget.cpp"
 #include "path.cpp"
 #include "mc.cpp"
 #include "link.cpp"
