@@ -348,7 +348,7 @@ void ipn_path_flush_all(struct ipn_priv *priv)
 
 	spin_lock_bh(&priv->lock);
 	hash_for_each_safe(priv->paths, bkt, tmp, path, node) {
-		ipc_path_flush(&path->st, &priv->path_cfg, now, &r);
+		ipc_path_flush(&path->st, &priv->path_cfg, now, &priv->rng, &r);
 		ipn_path_apply(priv, path, &r, NULL);
 	}
 	spin_unlock_bh(&priv->lock);

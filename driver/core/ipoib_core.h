@@ -442,6 +442,7 @@ enum ipc_path_state {
 	IPC_PATH_VALID,		/* address handle usable */
 	IPC_PATH_STALE,		/* usable, revalidation query outstanding */
 	IPC_PATH_FAILED,	/* last query failed, retry at deadline */
+	IPC_PATH_DOUBTED,	/* usable, a revalidation failed softly, retry */
 	IPC_PATH_STATE_COUNT
 };
 
@@ -453,10 +454,13 @@ struct ipc_path_cfg {
 	ipc_u32 idle_ms;	/* unused this long: FREE */
 	struct ipc_backoff_cfg backoff;
 	ipc_u32 evict_idle_ms;	/* unused this long: may go (table full) */
+	ipc_u32 revalidate_jitter_ms;	/* revalidate in [r - jitter, r] */
+	ipc_u32 flush_spread_ms;	/* a flush revalidates within this */
 };
 /*
- * Defaults (queue 16, 3 attempts, 4 s timeout, 60 s revalidate, 300 s
- * idle, evictable after 10 s unused, ...).
+ * Defaults (queue 16, 3 attempts, 4 s timeout, revalidation 45 s to 60 s
+ * after an answer, within 30 s of a flush, 300 s idle, evictable after
+ * 10 s unused, ...).
  */
 void ipc_path_cfg_default(struct ipc_path_cfg *c);
 
@@ -467,7 +471,7 @@ struct ipc_path {
 	ipc_s32 last_status;	/* last query status (0 or -errno) */
 	ipc_u64 deadline_ms;
 	ipc_u64 last_used_ms;
-	ipc_u64 valid_since_ms;
+	ipc_u64 revalidate_at_ms;	/* VALID: when to revalidate */
 };
 void ipc_path_init(struct ipc_path *p);
 /* A packet wants to go through this path. */
@@ -481,11 +485,25 @@ void ipc_path_query_done(struct ipc_path *p, const struct ipc_path_cfg *c,
 void ipc_path_timer(struct ipc_path *p, const struct ipc_path_cfg *c,
 		    ipc_u64 now, struct ipc_rng *rng, struct ipc_result *r);
 /*
- * Port event / flush (light or heavier): the handle may be invalid.
- * VALID -> STALE with a revalidation query; queued packets kept.
+ * A light flush (client reregister, SM change): the SA may have lost or
+ * changed the record, the handle probably still works. A usable path
+ * keeps sending and is revalidated at a time drawn from
+ * [now, now + c->flush_spread_ms), so that a fabric's paths do not all
+ * ask at once; an outstanding query is asked again now; queued packets
+ * are kept.
  */
 void ipc_path_flush(struct ipc_path *p, const struct ipc_path_cfg *c,
-		    ipc_u64 now, struct ipc_result *r);
+		    ipc_u64 now, struct ipc_rng *rng, struct ipc_result *r);
+/*
+ * The query START_QUERY asked for waits for the SA budget
+ * (ipc_sa_budget_ask()): no timeout runs until it is sent. Then
+ * ipc_path_query_sent() when it goes: its timeout starts then.
+ */
+void ipc_path_query_held(struct ipc_path *p, struct ipc_result *r);
+void ipc_path_query_sent(struct ipc_path *p, const struct ipc_path_cfg *c,
+			 ipc_u64 now, struct ipc_result *r);
+/* The SA budget's class of the query this path asks (enum ipc_sa_class). */
+int ipc_path_sa_class(const struct ipc_path *p);
 /*
  * Tear down (interface down, device removal): CANCEL_QUERY, RELEASE_AH,
  * PURGE_QUEUE as needed, and FREE always, whatever the state (corrupt
@@ -507,7 +525,7 @@ int ipc_path_evictable(const struct ipc_path *p, const struct ipc_path_cfg *c,
 void ipc_path_view(const struct ipc_path *p, struct ipc_view *v);
 /* When ipc_path_timer() is next due (IPC_NO_DEADLINE: never). */
 ipc_u64 ipc_path_deadline(const struct ipc_path *p);
-/* 1 while the path's address handle may carry frames (VALID, STALE). */
+/* 1 while the path's address handle may carry frames (VALID, STALE, DOUBTED). */
 int ipc_path_usable(const struct ipc_path *p);
 
 /* ------------------------------------------------------------------ */
@@ -626,6 +644,15 @@ void ipc_mc_bcast_next(struct ipc_mc *m, const struct ipc_mc_cfg *c,
 void ipc_mc_flush(struct ipc_mc *m, const struct ipc_mc_cfg *c, ipc_u64 now,
 		  ipc_u32 spread_ms, struct ipc_rng *rng,
 		  struct ipc_result *r);
+/* The join JOIN asked for waits for the SA budget, then is sent (as paths). */
+void ipc_mc_join_held(struct ipc_mc *m, struct ipc_result *r);
+void ipc_mc_join_sent(struct ipc_mc *m, const struct ipc_mc_cfg *c,
+		      ipc_u64 now, struct ipc_result *r);
+/*
+ * The SA budget's class of the join this group asks (enum ipc_sa_class):
+ * is_bcast says whether it is the broadcast group.
+ */
+int ipc_mc_sa_class(const struct ipc_mc *m, int is_bcast);
 /* Tear down: DETACH, LEAVE, PURGE_QUEUE as needed; FREE always. */
 void ipc_mc_destroy(struct ipc_mc *m, struct ipc_result *r);
 /*

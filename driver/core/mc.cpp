@@ -575,6 +575,41 @@ extern "C" void ipc_mc_flush(struct ipc_mc *m, const struct ipc_mc_cfg *c,
 	k.commit(mc_on_flush(k, k.state<ipc_mc_state>(), spread_ms));
 }
 
+/* A join is outstanding in JOINING and LEAVING: its timeout waits or runs. */
+extern "C" void ipc_mc_join_held(struct ipc_mc *m, struct ipc_result *r)
+{
+	McCall k(m, nullptr, 0, nullptr, r);
+	ipc_mc_state s = k.state<ipc_mc_state>();
+
+	if (s == IPC_MC_JOINING || s == IPC_MC_LEAVING)
+		m->deadline_ms = IPC_NO_DEADLINE;
+	k.commit(s);
+}
+
+extern "C" void ipc_mc_join_sent(struct ipc_mc *m, const struct ipc_mc_cfg *c,
+				 ipc_u64 now, struct ipc_result *r)
+{
+	McCall k(m, c, now, nullptr, r);
+	ipc_mc_state s = k.state<ipc_mc_state>();
+
+	if (s == IPC_MC_JOINING || s == IPC_MC_LEAVING)
+		m->deadline_ms = after(now, c->join_timeout_ms);
+	k.commit(s);
+}
+
+/*
+ * The broadcast group first: no other join can carry its parameters, and
+ * the link is down without it (RFC 4391 s5). Then a group with frames
+ * queued for its send-only join (s10), then the rest: the stack's
+ * subscriptions, rejoins after a flush.
+ */
+extern "C" int ipc_mc_sa_class(const struct ipc_mc *m, int is_bcast)
+{
+	if (is_bcast)
+		return IPC_SA_BCAST;
+	return m->queued ? IPC_SA_WAITING : IPC_SA_REFRESH;
+}
+
 extern "C" void ipc_mc_destroy(struct ipc_mc *m, struct ipc_result *r)
 {
 	McCall k(m, nullptr, 0, nullptr, r);

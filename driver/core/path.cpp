@@ -23,11 +23,32 @@
  *
  *   UNKNOWN   --tx--> RESOLVING (START_QUERY, QUEUE)
  *   RESOLVING --ok--> VALID (FLUSH_QUEUE)      --err/timeout--> FAILED
- *   VALID     --revalidate_ms--> STALE (START_QUERY, still SEND)
- *   STALE     --ok--> VALID                    --err/timeout--> FAILED
+ *   VALID     --revalidate_at--> STALE (START_QUERY, still SEND)
+ *   STALE     --ok--> VALID                    --gone--> FAILED (RELEASE_AH)
+ *   STALE     --soft error/timeout--> DOUBTED  (still SEND)
+ *   DOUBTED   --retry deadline--> STALE (START_QUERY, still SEND)
  *   FAILED    --retry deadline--> RESOLVING    (attempts < max, queue kept)
  *   FAILED    --hold-down over--> UNKNOWN      (attempts spent, queue purged)
+ *   VALID, DOUBTED --flush--> revalidated within flush_spread_ms
  *   any       --idle_ms unused, nothing queued--> FREE
+ *
+ * Stale while revalidating (fabric scale): a path that worked keeps its
+ * handle until the SA says the destination is gone (path_gone()). A
+ * revalidation that times out or fails for want of resources says
+ * nothing about the path, only about the SA or the way to it, which is
+ * most likely busy with everybody else's questions after an SM event:
+ * dropping the handle then would stop traffic that flows and send the
+ * query again sooner, to an SA that is already behind. DOUBTED retries
+ * with the backoff of a failed query, sending all along.
+ *
+ * The revalidation time is drawn per answer, in [revalidate_ms -
+ * revalidate_jitter_ms, revalidate_ms] after it, so that paths resolved
+ * together (after a flush, at boot) drift apart rather than ask in step
+ * for ever.
+ *
+ * A query may wait for the SA budget (budget.cpp) before it is sent:
+ * ipc_path_query_held() stops its timeout and ipc_path_query_sent()
+ * starts it, so that the wait is not taken for a lost answer.
  *
  * Eviction: a shim whose table is full may destroy a path that
  * ipc_path_evictable() names; the machine does not move, the shim asks.
@@ -40,7 +61,7 @@ namespace
 {
 
 constexpr const char *const path_state_names[] = {
-	"unknown", "resolving", "valid", "stale", "failed",
+	"unknown", "resolving", "valid", "stale", "failed", "doubted",
 };
 static_assert(sizeof(path_state_names) / sizeof(path_state_names[0]) ==
 		      IPC_PATH_STATE_COUNT,
@@ -78,8 +99,41 @@ bool path_idle(const PathCall &k)
 
 u64 path_valid_deadline(const PathCall &k)
 {
-	return min_of(after(k.obj->valid_since_ms, k.c->revalidate_ms),
-		      path_idle_at(k));
+	return min_of(k.obj->revalidate_at_ms, path_idle_at(k));
+}
+
+/* The next revalidation, drawn in [r - jitter, r] from now. */
+u64 path_revalidate_at(const PathCall &k)
+{
+	u32 r = k.c->revalidate_ms;
+	u32 j = min_of(k.c->revalidate_jitter_ms, r);
+
+	return after(k.now, j ? rng_between(k.rng, r - j, r) : r);
+}
+
+/*
+ * Whether a failed query's status is the SA's word that there is no path
+ * (no record, the destination unreachable, the request refused): the
+ * handle is then given up. Anything else (a timeout, no memory, a busy
+ * SA or agent) is about the asking, not the path.
+ */
+bool path_gone(int status)
+{
+	switch (-status) {
+	case IPC_ENOENT:
+	case IPC_ENODATA:
+	case IPC_EINVAL:
+	case IPC_EHOSTUNREACH:
+	case IPC_ENETUNREACH:
+		return true;
+	default:
+		return false;
+	}
+}
+
+bool path_has_query(ipc_path_state s)
+{
+	return s == IPC_PATH_RESOLVING || s == IPC_PATH_STALE;
 }
 
 ipc_path_state path_free(PathCall &k)
@@ -118,9 +172,22 @@ ipc_path_state path_valid(PathCall &k)
 {
 	queue_release(k.out, &k.obj->queued, IPC_ACT_FLUSH_QUEUE);
 	k.obj->attempts = 0;
-	k.obj->valid_since_ms = k.now;
+	k.obj->revalidate_at_ms = path_revalidate_at(k);
 	k.obj->deadline_ms = path_valid_deadline(k);
 	return IPC_PATH_VALID;
+}
+
+/*
+ * A revalidation failed without the SA saying the path is gone: keep the
+ * handle, keep sending, ask again after a backoff (or at the idle time,
+ * when the path goes anyway).
+ */
+ipc_path_state path_doubted(PathCall &k, int status)
+{
+	k.obj->last_status = status;
+	k.obj->deadline_ms = after(
+		k.now, ipc_backoff_ms(&k.c->backoff, k.obj->attempts, k.rng));
+	return IPC_PATH_DOUBTED;
 }
 
 /*
@@ -152,6 +219,7 @@ ipc_path_state path_on_tx(PathCall &k, ipc_path_state s)
 		return s;
 	case IPC_PATH_VALID:
 	case IPC_PATH_STALE: /* the old handle serves while revalidating */
+	case IPC_PATH_DOUBTED:
 		k.out.act(IPC_ACT_SEND);
 		return s;
 	case IPC_PATH_FAILED:
@@ -181,12 +249,15 @@ ipc_path_state path_on_query_done(PathCall &k, ipc_path_state s, int status)
 		k.obj->last_status = status;
 		if (!status)
 			return path_valid(k);
-		/* The SA could not confirm the path: the handle is suspect. */
+		if (!path_gone(status))
+			return path_doubted(k, status);
+		/* The SA says there is no such path: the handle goes. */
 		k.out.act(IPC_ACT_RELEASE_AH);
 		return path_query_failed(k, status);
 	case IPC_PATH_UNKNOWN:
 	case IPC_PATH_VALID:
 	case IPC_PATH_FAILED:
+	case IPC_PATH_DOUBTED:
 		/* No query outstanding: a late completion, ignored. */
 		return s;
 	default:
@@ -213,7 +284,7 @@ ipc_path_state path_on_timer(PathCall &k, ipc_path_state s)
 			return path_free(k);
 		}
 		/* s9.4: revalidate cached link information periodically. */
-		if (k.now >= after(k.obj->valid_since_ms, k.c->revalidate_ms)) {
+		if (k.now >= k.obj->revalidate_at_ms) {
 			path_resolve(k);
 			return IPC_PATH_STALE;
 		}
@@ -222,8 +293,17 @@ ipc_path_state path_on_timer(PathCall &k, ipc_path_state s)
 	case IPC_PATH_STALE:
 		if (k.now < k.obj->deadline_ms)
 			return s;
-		k.out.act(IPC_ACT_CANCEL_QUERY | IPC_ACT_RELEASE_AH);
-		return path_query_failed(k, -IPC_ETIMEDOUT);
+		k.out.act(IPC_ACT_CANCEL_QUERY);
+		return path_doubted(k, -IPC_ETIMEDOUT);
+	case IPC_PATH_DOUBTED:
+		if (k.now < k.obj->deadline_ms)
+			return s;
+		if (path_idle(k)) {
+			k.out.act(IPC_ACT_RELEASE_AH);
+			return path_free(k);
+		}
+		path_start_query(k); /* attempts go on: the backoff grows */
+		return IPC_PATH_STALE;
 	case IPC_PATH_FAILED:
 		if (k.now < k.obj->deadline_ms)
 			return s;
@@ -243,16 +323,21 @@ ipc_path_state path_on_timer(PathCall &k, ipc_path_state s)
 
 /*
  * A light flush (SM change, client reregister, GID change): the SA may have
- * lost or changed the records, but LIDs are normally unchanged, so a VALID
- * path keeps its handle and keeps sending while STALE revalidates it, as
- * the in-tree driver's ipoib_mark_paths_invalid() does. An outstanding
- * query may have gone to the old SM: it is restarted. A hold-down is
- * forgotten. Events that can change LIDs or the P_Key (NORMAL and HEAVY)
- * do not come here: the link machine's LEAVE_ALL makes the shim destroy
- * every path, which releases the handles.
+ * lost or changed the records, but LIDs are normally unchanged, so a
+ * usable path keeps its handle and keeps sending, and is revalidated at a
+ * time drawn from [now, now + flush_spread_ms): every node of a fabric is
+ * flushed at the same moment, and asking for every path at once is the
+ * storm the SA cannot take (the in-tree driver's ipoib_mark_paths_invalid()
+ * makes the next packet of each path ask). An outstanding query may have
+ * gone to the old SM: it is asked again now (it was already due). A
+ * hold-down is forgotten. Events that can change LIDs or the P_Key
+ * (NORMAL and HEAVY) do not come here: the link machine's LEAVE_ALL makes
+ * the shim destroy every path, which releases the handles.
  */
 ipc_path_state path_on_flush(PathCall &k, ipc_path_state s)
 {
+	u32 spread = k.c->flush_spread_ms;
+
 	switch (s) {
 	case IPC_PATH_UNKNOWN:
 		return s;
@@ -262,8 +347,11 @@ ipc_path_state path_on_flush(PathCall &k, ipc_path_state s)
 		path_resolve(k);
 		return s;
 	case IPC_PATH_VALID:
-		path_resolve(k);
-		return IPC_PATH_STALE;
+	case IPC_PATH_DOUBTED:
+		k.obj->revalidate_at_ms = after(
+			k.now, spread ? rng_between(k.rng, 0, spread - 1) : 0);
+		k.obj->deadline_ms = path_valid_deadline(k);
+		return IPC_PATH_VALID;
 	case IPC_PATH_FAILED:
 		if (path_retrying(k))
 			return path_resolve(k);
@@ -278,9 +366,9 @@ ipc_path_state path_on_flush(PathCall &k, ipc_path_state s)
 /* The queued packets die with the interface: counted as link down. */
 void path_on_destroy(PathCall &k, ipc_path_state s)
 {
-	if (s == IPC_PATH_RESOLVING || s == IPC_PATH_STALE)
+	if (path_has_query(s))
 		k.out.act(IPC_ACT_CANCEL_QUERY);
-	if (s == IPC_PATH_VALID || s == IPC_PATH_STALE)
+	if (s == IPC_PATH_VALID || s == IPC_PATH_STALE || s == IPC_PATH_DOUBTED)
 		k.out.act(IPC_ACT_RELEASE_AH);
 	path_purge(k, IPC_R_LINK_DOWN);
 	path_free(k);
@@ -289,8 +377,8 @@ void path_on_destroy(PathCall &k, ipc_path_state s)
 /*
  * Room in a full table. Nothing queued, then: UNKNOWN and FAILED have no
  * handle and no query (FAILED loses at most its hold-down, which only
- * spares the SA); VALID and STALE only once unused for evict_idle_ms (a
- * STALE path's revalidation is cancelled by the destroy). RESOLVING never:
+ * spares the SA); VALID, STALE and DOUBTED only once unused for
+ * evict_idle_ms (a STALE path's revalidation is cancelled by the destroy). RESOLVING never:
  * a packet asked for it moments ago and its query is out. Corrupt state:
  * yes, as every other entry frees it.
  */
@@ -307,6 +395,7 @@ bool path_evictable(const struct ipc_path *p, const struct ipc_path_cfg *c,
 		return true;
 	case IPC_PATH_VALID:
 	case IPC_PATH_STALE:
+	case IPC_PATH_DOUBTED:
 		return now >= after(p->last_used_ms, c->evict_idle_ms);
 	default:
 		return true;
@@ -335,6 +424,8 @@ extern "C" void ipc_path_cfg_default(struct ipc_path_cfg *c)
 	c->backoff.base_ms = 1000;
 	c->backoff.cap_ms = 16000;
 	c->evict_idle_ms = 10000;
+	c->revalidate_jitter_ms = 15000;
+	c->flush_spread_ms = 30000;
 }
 
 extern "C" void ipc_path_init(struct ipc_path *p)
@@ -370,11 +461,43 @@ extern "C" void ipc_path_timer(struct ipc_path *p, const struct ipc_path_cfg *c,
 }
 
 extern "C" void ipc_path_flush(struct ipc_path *p, const struct ipc_path_cfg *c,
-			       ipc_u64 now, struct ipc_result *r)
+			       ipc_u64 now, struct ipc_rng *rng,
+			       struct ipc_result *r)
 {
-	PathCall k(p, c, now, nullptr, r);
+	PathCall k(p, c, now, rng, r);
 
 	k.commit(path_on_flush(k, k.state<ipc_path_state>()));
+}
+
+extern "C" void ipc_path_query_held(struct ipc_path *p, struct ipc_result *r)
+{
+	PathCall k(p, nullptr, 0, nullptr, r);
+	ipc_path_state s = k.state<ipc_path_state>();
+
+	if (path_has_query(s))
+		p->deadline_ms = IPC_NO_DEADLINE;
+	k.commit(s);
+}
+
+extern "C" void ipc_path_query_sent(struct ipc_path *p,
+				    const struct ipc_path_cfg *c, ipc_u64 now,
+				    struct ipc_result *r)
+{
+	PathCall k(p, c, now, nullptr, r);
+	ipc_path_state s = k.state<ipc_path_state>();
+
+	if (path_has_query(s))
+		p->deadline_ms = after(now, c->query_timeout_ms);
+	k.commit(s);
+}
+
+/*
+ * Frames waiting for it (a destination being resolved, or whose hold-down
+ * retry has them): they wait on the SA. Otherwise it is a revalidation.
+ */
+extern "C" int ipc_path_sa_class(const struct ipc_path *p)
+{
+	return p->queued ? IPC_SA_WAITING : IPC_SA_REFRESH;
 }
 
 extern "C" void ipc_path_destroy(struct ipc_path *p, struct ipc_result *r)
@@ -407,5 +530,6 @@ extern "C" ipc_u64 ipc_path_deadline(const struct ipc_path *p)
 
 extern "C" int ipc_path_usable(const struct ipc_path *p)
 {
-	return p->state == IPC_PATH_VALID || p->state == IPC_PATH_STALE;
+	return p->state == IPC_PATH_VALID || p->state == IPC_PATH_STALE ||
+	       p->state == IPC_PATH_DOUBTED;
 }

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <string>
 
 #include "core_test.hpp"
@@ -30,6 +32,7 @@ inline std::string acts(uint32_t a)
 }
 
 #define EXPECT_ACTS(r, want) EXPECT_EQ(ct::acts((r).actions), ct::acts(want))
+#define ASSERT_ACTS(r, want) ASSERT_EQ(ct::acts((r).actions), ct::acts(want))
 
 struct PathT {
 	struct ipc_path p;
@@ -60,12 +63,22 @@ struct PathT {
 	}
 	const ipc_result &flush(uint64_t now)
 	{
-		ipc_path_flush(&p, &c, now, &r);
+		ipc_path_flush(&p, &c, now, &rng, &r);
 		return r;
 	}
 	const ipc_result &destroy()
 	{
 		ipc_path_destroy(&p, &r);
+		return r;
+	}
+	const ipc_result &held()
+	{
+		ipc_path_query_held(&p, &r);
+		return r;
+	}
+	const ipc_result &sent(uint64_t now)
+	{
+		ipc_path_query_sent(&p, &c, now, &r);
 		return r;
 	}
 	int evictable(uint64_t now) const

@@ -1044,3 +1044,84 @@ TEST(mc_joining, bcast_next_purges_and_joins_full)
 	ipc_mc_bcast_next(&t.m, &t.c, T0 + 30, &r);
 	EXPECT_ACTS(r, IPC_ACT_JOIN);
 }
+
+/* ---- held and sent (the SA budget) ------------------------------------ */
+namespace
+{
+
+TEST(mc_budget, joining_held_then_sent)
+{
+	struct ipc_mc m;
+	struct ipc_mc_cfg c;
+	struct ipc_result r;
+	ipc_mc_cfg_default(&c);
+	ipc_mc_init(&m, IPC_SCOPE_LINK);
+	ipc_mc_subscribe(&m, &c, IPC_JOIN_FULL, 1000, &r);
+	ASSERT_TRUE(r.actions & IPC_ACT_JOIN);
+	EXPECT_EQ(ipc_mc_sa_class(&m, 0), IPC_SA_REFRESH);
+	EXPECT_EQ(ipc_mc_sa_class(&m, 1), IPC_SA_BCAST);
+	ipc_mc_join_held(&m, &r);
+	EXPECT_EQ(r.actions, 0u);
+	EXPECT_EQ(r.deadline_ms, IPC_NO_DEADLINE);
+	ipc_mc_timer(&m, &c, 900000, nullptr, &r);
+	EXPECT_EQ(r.actions, 0u); /* no timeout while held */
+	ipc_mc_join_sent(&m, &c, 900000, &r);
+	EXPECT_EQ(r.deadline_ms, 900000 + c.join_timeout_ms);
+	ipc_mc_timer(&m, &c, 900000 + c.join_timeout_ms - 1, nullptr, &r);
+	EXPECT_EQ(r.actions, 0u);
+	struct ipc_rng rng;
+	ipc_rng_seed(&rng, 1);
+	ipc_mc_timer(&m, &c, 900000 + c.join_timeout_ms, &rng, &r);
+	EXPECT_TRUE(r.actions & IPC_ACT_LEAVE); /* the timeout runs now */
+}
+
+TEST(mc_budget, sendonly_with_frames_is_waiting_class)
+{
+	struct ipc_mc m;
+	struct ipc_mc_cfg c;
+	struct ipc_result r;
+	ipc_mc_cfg_default(&c);
+	ipc_mc_init(&m, IPC_SCOPE_LINK);
+	ipc_mc_tx(&m, &c, 1000, 0, &r);
+	ASSERT_TRUE(r.actions & IPC_ACT_QUEUE);
+	EXPECT_EQ(ipc_mc_sa_class(&m, 0), IPC_SA_WAITING);
+}
+
+/* Unsubscribed while held: LEAVING waits for the join, sent or not. */
+TEST(mc_budget, leaving_held_then_sent)
+{
+	struct ipc_mc m;
+	struct ipc_mc_cfg c;
+	struct ipc_result r;
+	ipc_mc_cfg_default(&c);
+	ipc_mc_init(&m, IPC_SCOPE_LINK);
+	ipc_mc_subscribe(&m, &c, IPC_JOIN_FULL, 1000, &r);
+	ipc_mc_join_held(&m, &r);
+	ipc_mc_unsubscribe(&m, &c, IPC_JOIN_FULL, 2000, &r);
+	EXPECT_EQ(r.deadline_ms, IPC_NO_DEADLINE);
+	ipc_mc_join_sent(&m, &c, 50000, &r);
+	EXPECT_EQ(r.deadline_ms, 50000 + c.join_timeout_ms);
+	ipc_mc_join_done(&m, &c, 50010, 0, 0, nullptr, &r);
+	EXPECT_TRUE(r.actions & IPC_ACT_FREE);
+}
+
+TEST(mc_budget, held_and_sent_elsewhere_change_nothing)
+{
+	struct ipc_mc m;
+	struct ipc_mc_cfg c;
+	struct ipc_result r;
+	ipc_mc_cfg_default(&c);
+	ipc_mc_init(&m, IPC_SCOPE_LINK);
+	ipc_mc_join_held(&m, &r);
+	EXPECT_EQ(r.deadline_ms, IPC_NO_DEADLINE);
+	ipc_mc_subscribe(&m, &c, IPC_JOIN_FULL, 1000, &r);
+	ipc_mc_join_done(&m, &c, 1010, 0, 0, nullptr, &r);
+	uint64_t d = m.deadline_ms;
+	ipc_mc_join_held(&m, &r);
+	EXPECT_EQ(r.deadline_ms, d);
+	ipc_mc_join_sent(&m, &c, 99999, &r);
+	EXPECT_EQ(r.deadline_ms, d);
+	EXPECT_EQ(r.actions, 0u);
+}
+
+} // namespace

@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The path machine (path.cpp): every (state, event) pair. States: UNKNOWN,
- * RESOLVING, VALID, STALE, FAILED (retrying: attempts left; exhausted:
- * hold-down). Events: tx, query_done(0), query_done(err), timer before and
- * at the deadline, flush, destroy. Then ipc_path_evictable() in every
- * state, at its idle boundary.
+ * RESOLVING, VALID, STALE, DOUBTED, FAILED (retrying: attempts left;
+ * exhausted: hold-down). Events: tx, query_done(0), query_done(err: gone
+ * or soft), timer before and at the deadline, flush, held and sent (the
+ * SA budget), destroy. Then ipc_path_evictable() in every state, at its
+ * idle boundary.
+ *
+ * The fixture draws no revalidation jitter and no flush spread (each
+ * case that is about them sets them): the other cases need to know the
+ * exact deadline.
  */
 #include "machine_test.hpp"
 
@@ -17,6 +22,11 @@ constexpr uint64_t T0 = 1000000;
 
 /* Drive a fresh path into a state at time T0 (and report now). */
 struct Path : PathT {
+	Path()
+	{
+		c.revalidate_jitter_ms = 0;
+		c.flush_spread_ms = 0;
+	}
 	void resolving()
 	{
 		tx(T0);
@@ -33,6 +43,12 @@ struct Path : PathT {
 		valid();
 		timer(T0 + 10 + c.revalidate_ms);
 		ASSERT_EQ(state(), IPC_PATH_STALE);
+	}
+	void doubted()
+	{
+		stale();
+		done(T0 + 60100, -IPC_ETIMEDOUT);
+		ASSERT_EQ(state(), IPC_PATH_DOUBTED);
 	}
 	void failed_retrying()
 	{
@@ -60,6 +76,12 @@ TEST(path, defaults_match_header)
 	EXPECT_GE(t.c.idle_ms, t.c.revalidate_ms);
 	EXPECT_EQ(t.c.evict_idle_ms, 10000u);
 	EXPECT_LT(t.c.evict_idle_ms, t.c.idle_ms);
+	struct ipc_path_cfg d;
+	ipc_path_cfg_default(&d);
+	EXPECT_EQ(d.revalidate_jitter_ms, 15000u);
+	EXPECT_EQ(d.flush_spread_ms, 30000u);
+	EXPECT_LT(d.revalidate_jitter_ms, d.revalidate_ms);
+	EXPECT_LE(d.flush_spread_ms, d.revalidate_ms);
 	EXPECT_GT(t.c.evict_idle_ms, t.c.query_timeout_ms);
 	EXPECT_EQ(t.state(), IPC_PATH_UNKNOWN);
 	EXPECT_EQ(t.p.deadline_ms, IPC_NO_DEADLINE);
@@ -72,6 +94,7 @@ TEST(path, state_names)
 	EXPECT_STREQ(path_state_name(IPC_PATH_VALID), "valid");
 	EXPECT_STREQ(path_state_name(IPC_PATH_STALE), "stale");
 	EXPECT_STREQ(path_state_name(IPC_PATH_FAILED), "failed");
+	EXPECT_STREQ(path_state_name(IPC_PATH_DOUBTED), "doubted");
 	EXPECT_STREQ(path_state_name(IPC_PATH_STATE_COUNT), "unknown");
 	EXPECT_STREQ(path_state_name(0xff), "unknown");
 }
@@ -152,7 +175,7 @@ TEST(path_resolving, query_ok_flushes_to_valid)
 	EXPECT_EQ(t.state(), IPC_PATH_VALID);
 	EXPECT_EQ(t.p.queued, 0);
 	EXPECT_EQ(t.p.attempts, 0);
-	EXPECT_EQ(t.p.valid_since_ms, T0 + 50);
+	EXPECT_EQ(t.p.revalidate_at_ms, T0 + 50 + t.c.revalidate_ms);
 	EXPECT_EQ(r.deadline_ms, T0 + 50 + t.c.revalidate_ms);
 }
 
@@ -261,7 +284,7 @@ TEST(path_valid, late_query_done_ignored)
 	EXPECT_ACTS(t.done(T0 + 20, 0), 0);
 	EXPECT_ACTS(t.done(T0 + 20, -IPC_EINVAL), 0);
 	EXPECT_EQ(t.state(), IPC_PATH_VALID);
-	EXPECT_EQ(t.p.valid_since_ms, T0 + 10);
+	EXPECT_EQ(t.p.revalidate_at_ms, T0 + 10 + t.c.revalidate_ms);
 }
 
 TEST(path_valid, timer_before_revalidation_rearms)
@@ -306,9 +329,88 @@ TEST(path_valid, flush_keeps_handle_and_revalidates)
 	Path t;
 	t.valid();
 	auto &r = t.flush(T0 + 100);
-	EXPECT_ACTS(r, IPC_ACT_START_QUERY);
-	EXPECT_EQ(t.state(), IPC_PATH_STALE);
+	/* No spread: due now, asked by the next timer call, never here. */
+	EXPECT_ACTS(r, 0);
+	EXPECT_EQ(t.state(), IPC_PATH_VALID);
+	EXPECT_EQ(r.deadline_ms, T0 + 100);
 	EXPECT_ACTS(t.tx(T0 + 101), IPC_ACT_SEND);
+	EXPECT_ACTS(t.timer(T0 + 101), IPC_ACT_START_QUERY);
+	EXPECT_EQ(t.state(), IPC_PATH_STALE);
+}
+
+/*
+ * Fabric scale: a flush asks nothing at once. Each path's revalidation is
+ * drawn from [now, now + flush_spread_ms): across many paths the draws
+ * cover the window, none falls outside it, and the path sends all along.
+ */
+TEST(path_valid, flush_spreads_revalidation_over_window)
+{
+	const uint32_t spread = 30000, n = 2000;
+	uint64_t lo = IPC_NO_DEADLINE, hi = 0;
+	uint32_t buckets[10] = {};
+	for (uint32_t i = 0; i < n; i++) {
+		Path t;
+		t.c.flush_spread_ms = spread;
+		ipc_rng_seed(&t.rng, 7000 + i);
+		t.valid();
+		auto &r = t.flush(T0 + 100);
+		ASSERT_ACTS(r, 0);
+		ASSERT_EQ(t.state(), IPC_PATH_VALID);
+		uint64_t at = t.p.revalidate_at_ms;
+		ASSERT_EQ(r.deadline_ms, at);
+		ASSERT_GE(at, T0 + 100);
+		ASSERT_LT(at, T0 + 100 + spread);
+		lo = std::min(lo, at);
+		hi = std::max(hi, at);
+		buckets[(at - T0 - 100) * 10 / spread]++;
+		ASSERT_ACTS(t.tx(at - 1), IPC_ACT_SEND);
+		ASSERT_ACTS(t.timer(at - 1), 0);
+		ASSERT_ACTS(t.timer(at), IPC_ACT_START_QUERY);
+	}
+	EXPECT_LT(lo, T0 + 100 + spread / 20);
+	EXPECT_GT(hi, T0 + 100 + spread - spread / 20);
+	/* Uniform: each tenth of the window holds 200 +- a generous 40%. */
+	for (uint32_t b : buckets) {
+		EXPECT_GT(b, n / 10 * 6 / 10);
+		EXPECT_LT(b, n / 10 * 14 / 10);
+	}
+}
+
+/* Answers at the same instant revalidate at different times, in [r - j, r]. */
+TEST(path_valid, revalidation_jittered_per_path)
+{
+	const uint32_t n = 500;
+	uint64_t lo = IPC_NO_DEADLINE, hi = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		Path t;
+		t.c.revalidate_jitter_ms = 15000;
+		ipc_rng_seed(&t.rng, 100 + i);
+		t.valid(); /* answered at T0 + 10 */
+		uint64_t at = t.p.revalidate_at_ms;
+		ASSERT_GE(at, T0 + 10 + 45000);
+		ASSERT_LE(at, T0 + 10 + 60000);
+		lo = std::min(lo, at);
+		hi = std::max(hi, at);
+		/* And again after each revalidation: never in step. */
+		t.timer(at);
+		ASSERT_EQ(t.state(), IPC_PATH_STALE);
+		t.done(at + 5, 0);
+		ASSERT_GE(t.p.revalidate_at_ms, at + 5 + 45000);
+		ASSERT_LE(t.p.revalidate_at_ms, at + 5 + 60000);
+	}
+	EXPECT_LT(lo, T0 + 10 + 46500);
+	EXPECT_GT(hi, T0 + 10 + 58500);
+}
+
+/* A jitter larger than the period is taken as the period (no underflow). */
+TEST(path_valid, jitter_beyond_period_clamped)
+{
+	Path t;
+	t.c.revalidate_ms = 1000;
+	t.c.revalidate_jitter_ms = 5000;
+	t.valid();
+	EXPECT_GE(t.p.revalidate_at_ms, T0 + 10);
+	EXPECT_LE(t.p.revalidate_at_ms, T0 + 10 + 1000);
 }
 
 TEST(path_valid, destroy_releases_handle)
@@ -335,9 +437,10 @@ TEST(path_stale, query_ok_back_to_valid)
 	auto &r = t.done(T0 + 60100, 0);
 	EXPECT_ACTS(r, 0);
 	EXPECT_EQ(t.state(), IPC_PATH_VALID);
-	EXPECT_EQ(t.p.valid_since_ms, T0 + 60100);
+	EXPECT_EQ(t.p.revalidate_at_ms, T0 + 60100 + t.c.revalidate_ms);
 }
 
+/* The SA's word that the path is gone: the handle goes. */
 TEST(path_stale, query_error_releases_handle_and_fails)
 {
 	Path t;
@@ -361,9 +464,177 @@ TEST(path_stale, timer_early_no_op_then_timeout)
 	EXPECT_ACTS(t.timer(d - 1), 0);
 	EXPECT_EQ(t.state(), IPC_PATH_STALE);
 	auto &r = t.timer(d);
-	EXPECT_ACTS(r, IPC_ACT_CANCEL_QUERY | IPC_ACT_RELEASE_AH);
-	EXPECT_EQ(t.state(), IPC_PATH_FAILED);
+	/* Stale while revalidating: a lost answer keeps the handle. */
+	EXPECT_ACTS(r, IPC_ACT_CANCEL_QUERY);
+	EXPECT_EQ(t.state(), IPC_PATH_DOUBTED);
 	EXPECT_EQ(t.p.last_status, -IPC_ETIMEDOUT);
+	EXPECT_ACTS(t.tx(d + 1), IPC_ACT_SEND);
+}
+
+/* Every status that is the SA's "no such path" drops the handle ... */
+TEST(path_stale, gone_statuses_release_handle)
+{
+	for (int st : { -IPC_ENOENT, -IPC_ENODATA, -IPC_EINVAL,
+			-IPC_EHOSTUNREACH, -IPC_ENETUNREACH }) {
+		Path t;
+		t.stale();
+		EXPECT_ACTS(t.done(T0 + 60100, st), IPC_ACT_RELEASE_AH) << st;
+		EXPECT_EQ(t.state(), IPC_PATH_FAILED) << st;
+		EXPECT_EQ(t.evictable(T0 + 60100), 1) << st;
+	}
+}
+
+/* ... and every other keeps it and keeps sending (stale-while-revalidate). */
+TEST(path_stale, soft_errors_keep_handle_and_sending)
+{
+	for (int st : { -IPC_ETIMEDOUT, -IPC_EAGAIN, -IPC_ENOMEM, -IPC_EBUSY,
+			-IPC_ENETRESET, -5 /* EIO */, -4 /* EINTR */ }) {
+		Path t;
+		t.stale();
+		auto &r = t.done(T0 + 60100, st);
+		EXPECT_ACTS(r, 0) << st;
+		EXPECT_EQ(t.state(), IPC_PATH_DOUBTED) << st;
+		EXPECT_EQ(t.p.last_status, st);
+		EXPECT_EQ(ipc_path_usable(&t.p), 1);
+		EXPECT_ACTS(t.tx(T0 + 60101), IPC_ACT_SEND) << st;
+		/* One failed attempt: the first backoff, 0.5 s to 1 s. */
+		EXPECT_GE(r.deadline_ms, T0 + 60100 + 500);
+		EXPECT_LE(r.deadline_ms, T0 + 60100 + 1000);
+	}
+}
+
+TEST(path_stale, query_held_stops_timeout_until_sent)
+{
+	Path t;
+	t.stale();
+	auto &h = t.held();
+	EXPECT_ACTS(h, 0);
+	EXPECT_EQ(h.deadline_ms, IPC_NO_DEADLINE);
+	EXPECT_EQ(t.state(), IPC_PATH_STALE);
+	EXPECT_ACTS(t.tx(T0 + 200000), IPC_ACT_SEND);
+	auto &s = t.sent(T0 + 200000);
+	EXPECT_ACTS(s, 0);
+	EXPECT_EQ(s.deadline_ms, T0 + 200000 + t.c.query_timeout_ms);
+	EXPECT_ACTS(t.timer(T0 + 200000 + t.c.query_timeout_ms - 1), 0);
+	EXPECT_ACTS(t.timer(T0 + 200000 + t.c.query_timeout_ms),
+		    IPC_ACT_CANCEL_QUERY);
+}
+
+TEST(path_stale, sa_class_refresh_without_frames)
+{
+	Path t;
+	t.stale();
+	EXPECT_EQ(ipc_path_sa_class(&t.p), IPC_SA_REFRESH);
+}
+
+/* ---- DOUBTED ----------------------------------------------------------- */
+
+TEST(path_doubted, timer_retries_with_growing_backoff_sending_all_along)
+{
+	Path t;
+	t.doubted();
+	uint64_t now = T0 + 60100;
+	for (int round = 2; round <= 6; round++) {
+		uint64_t d = t.p.deadline_ms;
+		ASSERT_ACTS(t.timer(d - 1), 0);
+		ASSERT_ACTS(t.tx(d - 1), IPC_ACT_SEND);
+		ASSERT_ACTS(t.timer(d), IPC_ACT_START_QUERY);
+		ASSERT_EQ(t.state(), IPC_PATH_STALE);
+		ASSERT_EQ(t.p.attempts, round);
+		now = d + t.c.query_timeout_ms;
+		ASSERT_ACTS(t.timer(now), IPC_ACT_CANCEL_QUERY);
+		ASSERT_EQ(t.state(), IPC_PATH_DOUBTED);
+		uint32_t cap = std::min<uint32_t>(t.c.backoff.cap_ms,
+						  t.c.backoff.base_ms << (round - 1));
+		EXPECT_GE(t.p.deadline_ms, now + cap / 2);
+		EXPECT_LE(t.p.deadline_ms, now + cap);
+	}
+	/* An answer at last: VALID again, attempts forgotten. */
+	t.timer(t.p.deadline_ms);
+	EXPECT_ACTS(t.done(t.p.deadline_ms - 1, 0), 0);
+	EXPECT_EQ(t.state(), IPC_PATH_VALID);
+	EXPECT_EQ(t.p.attempts, 0);
+}
+
+TEST(path_doubted, gone_at_the_retry_releases_handle)
+{
+	Path t;
+	t.doubted();
+	t.timer(t.p.deadline_ms);
+	ASSERT_EQ(t.state(), IPC_PATH_STALE);
+	EXPECT_ACTS(t.done(t.p.deadline_ms - 1, -IPC_ENOENT),
+		    IPC_ACT_RELEASE_AH);
+	EXPECT_EQ(t.state(), IPC_PATH_FAILED);
+}
+
+TEST(path_doubted, late_query_done_ignored)
+{
+	Path t;
+	t.doubted();
+	EXPECT_ACTS(t.done(T0 + 60200, 0), 0);
+	EXPECT_EQ(t.state(), IPC_PATH_DOUBTED);
+}
+
+TEST(path_doubted, idle_at_retry_releases_and_frees)
+{
+	Path t;
+	t.c.idle_ms = 70000; /* last used at T0: idle from T0 + 70 s */
+	t.doubted();
+	uint64_t d = std::max<uint64_t>(t.p.deadline_ms, T0 + 70000);
+	EXPECT_ACTS(t.timer(d), IPC_ACT_RELEASE_AH | IPC_ACT_FREE);
+	EXPECT_EQ(t.state(), IPC_PATH_UNKNOWN);
+}
+
+TEST(path_doubted, flush_schedules_revalidation_keeps_handle)
+{
+	Path t;
+	t.doubted();
+	auto &r = t.flush(T0 + 60200);
+	EXPECT_ACTS(r, 0);
+	EXPECT_EQ(t.state(), IPC_PATH_VALID);
+	EXPECT_EQ(r.deadline_ms, T0 + 60200);
+	EXPECT_ACTS(t.tx(T0 + 60200), IPC_ACT_SEND);
+}
+
+TEST(path_doubted, destroy_releases_handle)
+{
+	Path t;
+	t.doubted();
+	EXPECT_ACTS(t.destroy(), IPC_ACT_RELEASE_AH | IPC_ACT_FREE);
+}
+
+/* ---- held and sent (the SA budget) ------------------------------------ */
+
+TEST(path_budget, resolving_held_then_sent)
+{
+	Path t;
+	t.resolving();
+	EXPECT_EQ(ipc_path_sa_class(&t.p), IPC_SA_WAITING);
+	EXPECT_EQ(t.held().deadline_ms, IPC_NO_DEADLINE);
+	EXPECT_ACTS(t.timer(T0 + 100000), 0);
+	EXPECT_EQ(t.state(), IPC_PATH_RESOLVING);
+	EXPECT_EQ(t.sent(T0 + 100000).deadline_ms,
+		  T0 + 100000 + t.c.query_timeout_ms);
+	EXPECT_ACTS(t.done(T0 + 100050, 0), IPC_ACT_FLUSH_QUEUE);
+}
+
+/* Nothing is outstanding elsewhere: held and sent change nothing. */
+TEST(path_budget, held_and_sent_without_query_change_nothing)
+{
+	Path v;
+	v.valid();
+	uint64_t d = v.p.deadline_ms;
+	EXPECT_EQ(v.held().deadline_ms, d);
+	EXPECT_EQ(v.sent(T0 + 99).deadline_ms, d);
+	EXPECT_EQ(v.state(), IPC_PATH_VALID);
+	Path f;
+	f.failed_retrying();
+	d = f.p.deadline_ms;
+	EXPECT_EQ(f.held().deadline_ms, d);
+	EXPECT_EQ(f.sent(T0 + 99).deadline_ms, d);
+	Path u;
+	EXPECT_EQ(u.held().deadline_ms, IPC_NO_DEADLINE);
+	EXPECT_EQ(u.state(), IPC_PATH_UNKNOWN);
 }
 
 TEST(path_stale, flush_restarts_revalidation)
@@ -652,6 +923,15 @@ TEST(path_evict, stale_unused_since_valid)
 	Path t;
 	t.stale(); /* revalidate_ms after its last use */
 	EXPECT_EQ(t.evictable(T0 + 10 + t.c.revalidate_ms), 1);
+}
+
+TEST(path_evict, doubted_idle_boundary)
+{
+	Path t;
+	t.doubted();
+	EXPECT_EQ(t.evictable(T0 + t.c.evict_idle_ms - 1), 0);
+	EXPECT_EQ(t.evictable(T0 + t.c.evict_idle_ms), 1);
+	expect_evict_frees(t, IPC_ACT_RELEASE_AH);
 }
 
 TEST(path_evict, failed_retrying_with_queue_never)

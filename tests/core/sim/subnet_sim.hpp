@@ -1237,7 +1237,7 @@ inline void Node::flush(uint32_t spread_ms)
 	for (int d : dsts) {
 		Path &p = path_get(d);
 		struct ipc_result r;
-		ipc_path_flush(&p.core, &pcfg, net_.loop.now, &r);
+		ipc_path_flush(&p.core, &pcfg, net_.loop.now, &rng, &r);
 		path_apply(p, r, 0);
 	}
 	path_run();
