@@ -47,6 +47,9 @@ void budget_refill(struct ipc_sa_budget *b, const struct ipc_sa_budget_cfg *c,
 {
 	s64 cap = budget_cap(c);
 
+	/* A burst lowered since (a module parameter): no more than it. */
+	if (b->milli > cap)
+		b->milli = cap;
 	if (now <= b->at_ms)
 		return;
 	u64 dt = now - b->at_ms;

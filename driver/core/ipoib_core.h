@@ -456,11 +456,12 @@ struct ipc_path_cfg {
 	ipc_u32 evict_idle_ms;	/* unused this long: may go (table full) */
 	ipc_u32 revalidate_jitter_ms;	/* revalidate in [r - jitter, r] */
 	ipc_u32 flush_spread_ms;	/* a flush revalidates within this */
+	struct ipc_backoff_cfg doubt_backoff;	/* DOUBTED: retry after */
 };
 /*
  * Defaults (queue 16, 3 attempts, 4 s timeout, revalidation 45 s to 60 s
- * after an answer, within 30 s of a flush, 300 s idle, evictable after
- * 10 s unused, ...).
+ * after an answer, within 45 s of a flush, a failed revalidation retried
+ * after 2.5 s to 60 s, 300 s idle, evictable after 10 s unused, ...).
  */
 void ipc_path_cfg_default(struct ipc_path_cfg *c);
 

@@ -39,7 +39,10 @@
  * most likely busy with everybody else's questions after an SM event:
  * dropping the handle then would stop traffic that flows and send the
  * query again sooner, to an SA that is already behind. DOUBTED retries
- * with the backoff of a failed query, sending all along.
+ * with a backoff of its own (doubt_backoff), sending all along: slower
+ * than a failed resolution's, since nothing waits for the answer, and so
+ * that a silent SA (an SM failover) is not asked again and again by every
+ * path of every node (tests/core/scale shows the difference).
  *
  * The revalidation time is drawn per answer, in [revalidate_ms -
  * revalidate_jitter_ms, revalidate_ms] after it, so that paths resolved
@@ -185,8 +188,9 @@ ipc_path_state path_valid(PathCall &k)
 ipc_path_state path_doubted(PathCall &k, int status)
 {
 	k.obj->last_status = status;
-	k.obj->deadline_ms = after(
-		k.now, ipc_backoff_ms(&k.c->backoff, k.obj->attempts, k.rng));
+	k.obj->deadline_ms =
+		after(k.now, ipc_backoff_ms(&k.c->doubt_backoff,
+					    k.obj->attempts, k.rng));
 	return IPC_PATH_DOUBTED;
 }
 
@@ -425,7 +429,9 @@ extern "C" void ipc_path_cfg_default(struct ipc_path_cfg *c)
 	c->backoff.cap_ms = 16000;
 	c->evict_idle_ms = 10000;
 	c->revalidate_jitter_ms = 15000;
-	c->flush_spread_ms = 30000;
+	c->flush_spread_ms = 45000;
+	c->doubt_backoff.base_ms = 5000;
+	c->doubt_backoff.cap_ms = 60000;
 }
 
 extern "C" void ipc_path_init(struct ipc_path *p)

@@ -133,6 +133,16 @@ TEST(sa_budget, charge_goes_into_debt_bounded)
 	EXPECT_EQ(t.next(T0 + 300, IPC_SA_BCAST), 1);
 }
 
+/* The burst lowered at run time (sa_burst): the saved tokens follow at once. */
+TEST(sa_budget, lowered_burst_applies_at_once)
+{
+	Budget t(10, 100);
+	t.c.burst = 2;
+	EXPECT_EQ(t.ask(T0, IPC_SA_REFRESH), 1);
+	EXPECT_EQ(t.ask(T0, IPC_SA_REFRESH), 1);
+	EXPECT_EQ(t.ask(T0, IPC_SA_REFRESH), 0);
+}
+
 TEST(sa_budget, clock_going_back_adds_nothing)
 {
 	Budget t(1000, 1);

@@ -79,7 +79,10 @@ TEST(path, defaults_match_header)
 	struct ipc_path_cfg d;
 	ipc_path_cfg_default(&d);
 	EXPECT_EQ(d.revalidate_jitter_ms, 15000u);
-	EXPECT_EQ(d.flush_spread_ms, 30000u);
+	EXPECT_EQ(d.flush_spread_ms, 45000u);
+	EXPECT_EQ(d.doubt_backoff.base_ms, 5000u);
+	EXPECT_EQ(d.doubt_backoff.cap_ms, 60000u);
+	EXPECT_GT(d.doubt_backoff.base_ms, d.backoff.base_ms);
 	EXPECT_LT(d.revalidate_jitter_ms, d.revalidate_ms);
 	EXPECT_LE(d.flush_spread_ms, d.revalidate_ms);
 	EXPECT_GT(t.c.evict_idle_ms, t.c.query_timeout_ms);
@@ -497,9 +500,9 @@ TEST(path_stale, soft_errors_keep_handle_and_sending)
 		EXPECT_EQ(t.p.last_status, st);
 		EXPECT_EQ(ipc_path_usable(&t.p), 1);
 		EXPECT_ACTS(t.tx(T0 + 60101), IPC_ACT_SEND) << st;
-		/* One failed attempt: the first backoff, 0.5 s to 1 s. */
-		EXPECT_GE(r.deadline_ms, T0 + 60100 + 500);
-		EXPECT_LE(r.deadline_ms, T0 + 60100 + 1000);
+		/* One failed attempt: the first doubt backoff, 2.5 s to 5 s. */
+		EXPECT_GE(r.deadline_ms, T0 + 60100 + 2500);
+		EXPECT_LE(r.deadline_ms, T0 + 60100 + 5000);
 	}
 }
 
@@ -544,8 +547,8 @@ TEST(path_doubted, timer_retries_with_growing_backoff_sending_all_along)
 		now = d + t.c.query_timeout_ms;
 		ASSERT_ACTS(t.timer(now), IPC_ACT_CANCEL_QUERY);
 		ASSERT_EQ(t.state(), IPC_PATH_DOUBTED);
-		uint32_t cap = std::min<uint32_t>(t.c.backoff.cap_ms,
-						  t.c.backoff.base_ms << (round - 1));
+		uint32_t cap = std::min<uint32_t>(t.c.doubt_backoff.cap_ms,
+						  t.c.doubt_backoff.base_ms << (round - 1));
 		EXPECT_GE(t.p.deadline_ms, now + cap / 2);
 		EXPECT_LE(t.p.deadline_ms, now + cap);
 	}
