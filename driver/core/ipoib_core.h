@@ -645,6 +645,13 @@ void ipc_mc_bcast_next(struct ipc_mc *m, const struct ipc_mc_cfg *c,
 void ipc_mc_flush(struct ipc_mc *m, const struct ipc_mc_cfg *c, ipc_u64 now,
 		  ipc_u32 spread_ms, struct ipc_rng *rng,
 		  struct ipc_result *r);
+/*
+ * The spread a group's flush takes, of the interface's spread_ms: the
+ * broadcast group's is at most IPC_BCAST_SPREAD_MS (the link's ARP and ND
+ * go through it, and every other group waits for it), the others' all.
+ */
+#define IPC_BCAST_SPREAD_MS	1000u
+ipc_u32 ipc_mc_flush_spread(ipc_u32 spread_ms, int is_bcast);
 /* The join JOIN asked for waits for the SA budget, then is sent (as paths). */
 void ipc_mc_join_held(struct ipc_mc *m, struct ipc_result *r);
 void ipc_mc_join_sent(struct ipc_mc *m, const struct ipc_mc_cfg *c,

@@ -575,6 +575,17 @@ extern "C" void ipc_mc_flush(struct ipc_mc *m, const struct ipc_mc_cfg *c,
 	k.commit(mc_on_flush(k, k.state<ipc_mc_state>(), spread_ms));
 }
 
+/*
+ * One join a node, the broadcast group's, spread over a second still
+ * spreads a fabric's 10,000 of them; over the whole window it would leave
+ * the node without broadcast (ARP, ND) for up to that long, and hold
+ * every other group (HELD) until it comes.
+ */
+extern "C" ipc_u32 ipc_mc_flush_spread(ipc_u32 spread_ms, int is_bcast)
+{
+	return is_bcast ? min_of(spread_ms, IPC_BCAST_SPREAD_MS) : spread_ms;
+}
+
 /* A join is outstanding in JOINING and LEAVING: its timeout waits or runs. */
 extern "C" void ipc_mc_join_held(struct ipc_mc *m, struct ipc_result *r)
 {

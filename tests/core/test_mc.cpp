@@ -1105,6 +1105,15 @@ TEST(mc_budget, leaving_held_then_sent)
 	EXPECT_TRUE(r.actions & IPC_ACT_FREE);
 }
 
+TEST(mc_budget, bcast_flush_spread_at_most_a_second)
+{
+	EXPECT_EQ(ipc_mc_flush_spread(10000, 1), IPC_BCAST_SPREAD_MS);
+	EXPECT_EQ(ipc_mc_flush_spread(500, 1), 500u);
+	EXPECT_EQ(ipc_mc_flush_spread(0, 1), 0u);
+	EXPECT_EQ(ipc_mc_flush_spread(10000, 0), 10000u);
+	EXPECT_EQ(ipc_mc_flush_spread(0, 0), 0u);
+}
+
 TEST(mc_budget, held_and_sent_elsewhere_change_nothing)
 {
 	struct ipc_mc m;

@@ -436,7 +436,9 @@ private:
 		}
 		for (uint32_t g = 0; g < GROUPS; g++) {
 			uint32_t id = n * GROUPS + g;
-			ipc_mc_flush(&m_[id], &mc_, now_, 10000, &nd.rng, &r);
+			ipc_mc_flush(&m_[id], &mc_, now_,
+				     ipc_mc_flush_spread(10000, g == 0),
+				     &nd.rng, &r);
 			apply_group(id, r);
 		}
 	}
