@@ -25,7 +25,40 @@ struct ipn_ah *ipn_ah_create(struct ipn_priv *priv, struct rdma_ah_attr *attr)
 	kref_init(&ah->ref);
 	ah->priv = priv;
 	INIT_LIST_HEAD(&ah->reap);
+	ah->attr = *attr;
+	ah->attr.grh.sgid_attr = NULL;	/* compared, never used */
 	return ah;
+}
+
+/*
+ * Whether ah was made from what attr says: the same destination, the
+ * same way there. A revalidation that finds this keeps the handle (no
+ * new one to make, none to reap, nothing in flight disturbed).
+ */
+bool ipn_ah_same(const struct ipn_ah *ah, const struct rdma_ah_attr *attr)
+{
+	const struct rdma_ah_attr *a = &ah->attr;
+	const struct ib_global_route *ga, *gb;
+
+	if (a->type != attr->type || a->port_num != attr->port_num ||
+	    rdma_ah_get_dlid(a) != rdma_ah_get_dlid(attr) ||
+	    rdma_ah_get_sl(a) != rdma_ah_get_sl(attr) ||
+	    rdma_ah_get_path_bits(a) != rdma_ah_get_path_bits(attr) ||
+	    rdma_ah_get_static_rate(a) != rdma_ah_get_static_rate(attr) ||
+	    rdma_ah_get_ah_flags(a) != rdma_ah_get_ah_flags(attr))
+		return false;
+	if (a->type == RDMA_AH_ATTR_TYPE_ROCE &&
+	    !ether_addr_equal(a->roce.dmac, attr->roce.dmac))
+		return false;
+	if (!(rdma_ah_get_ah_flags(a) & IB_AH_GRH))
+		return true;
+	ga = rdma_ah_read_grh(a);
+	gb = rdma_ah_read_grh(attr);
+	return !memcmp(ga->dgid.raw, gb->dgid.raw, sizeof(ga->dgid.raw)) &&
+	       ga->flow_label == gb->flow_label &&
+	       ga->sgid_index == gb->sgid_index &&
+	       ga->hop_limit == gb->hop_limit &&
+	       ga->traffic_class == gb->traffic_class;
 }
 
 static void ipn_ah_release(struct kref *ref)

@@ -107,6 +107,8 @@ static int ipn_am_request(struct ipn_priv *priv, u64 *expect, int trap,
 	else
 		ipc_sa_mcmember_table_req(mad, tid);
 	ret = priv->sa->am_send(priv, mad);
+	if (!ret)
+		ipn_sa_charge(priv);
 	kfree(mad);
 	return ret;
 }

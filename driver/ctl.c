@@ -63,6 +63,7 @@ void ipn_tick_work(struct work_struct *work)
 	ipn_path_timers(priv, now);
 	ipn_mcast_timers(priv, now);
 	ipn_cm_timers(priv, now);
+	ipn_sa_release(priv, now);
 	spin_unlock_bh(&priv->lock);
 	ipn_ctl_kick(priv);
 }

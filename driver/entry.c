@@ -33,6 +33,8 @@ static u32 ipn_act_ended(u32 act)
 			IPC_ACT_DISCONNECT | IPC_ACT_FREE)
 #define IPN_ACT_STARTING (IPC_ACT_START_QUERY | IPC_ACT_JOIN | \
 			  IPC_ACT_CONNECT | IPC_ACT_ATTACH)
+/* The starts that ask the SA (on InfiniBand): budget.c. */
+#define IPN_ACT_SA (IPC_ACT_START_QUERY | IPC_ACT_JOIN)
 
 void ipn_entry_init(struct ipn_entry *e, const struct ipn_entry_kind *kind)
 {
@@ -41,6 +43,8 @@ void ipn_entry_init(struct ipn_entry *e, const struct ipn_entry_kind *kind)
 	e->kind = kind;
 	e->ops = 0;
 	e->dead = false;
+	e->sa_act = 0;
+	INIT_LIST_HEAD(&e->sa_node);
 }
 
 /*
@@ -98,6 +102,7 @@ void ipn_entry_apply(struct ipn_priv *priv, struct ipn_entry *e,
 				ops |= act;
 			break;
 		case IPC_ACT_FREE:
+			ipn_sa_withdraw(priv, e);
 			kind->unlink(priv, e);
 			e->dead = true;
 			ops |= act;
@@ -105,6 +110,11 @@ void ipn_entry_apply(struct ipn_priv *priv, struct ipn_entry *e,
 		default:
 			/* An ending takes the start it ends with it. */
 			e->ops &= ~ipn_act_ended(act);
+			if (e->sa_act & ipn_act_ended(act))
+				ipn_sa_withdraw(priv, e);
+			/* An SA request may wait for the port's budget. */
+			if ((act & IPN_ACT_SA) && !ipn_sa_gate(priv, e, act))
+				break;
 			ops |= act;
 			break;
 		}

@@ -66,6 +66,7 @@ static int ipn_priv_init(struct ipn_priv *priv, struct ib_device *ca,
 	INIT_LIST_HEAD(&priv->mcasts);
 	hash_init(priv->mc_hash);
 	ipn_allmulti_init(priv);
+	ipn_sa_init(priv);
 	ipn_cm_init(priv);
 	INIT_LIST_HEAD(&priv->path_work);
 	INIT_LIST_HEAD(&priv->mc_work);

@@ -203,6 +203,9 @@ enum {
 extern int ipn_recvq_size;
 extern int ipn_sendq_size;
 extern unsigned int ipn_rejoin_spread_ms;
+extern unsigned int ipn_sa_rate;
+extern unsigned int ipn_sa_burst;
+extern unsigned int ipn_path_spread_ms;
 extern bool ipn_create_broadcast;
 extern unsigned int ipn_sendonly_idle_ms;
 extern unsigned int ipn_cm_rx_max;
@@ -244,6 +247,10 @@ struct ipn_stats {
 	u64 cm_tx_refused;	/* to UD: connection table full (M3) */
 	u64 sa_reports_limited;	/* SA Reports beyond the rate (M3) */
 	u64 restarts;		/* datapath stopped and opened by the driver */
+	u64 path_answers_same;	/* revalidations that kept the handle */
+	u64 sa_requests;	/* SA requests the port's budget let go */
+	u64 sa_delayed;		/* of them, held back by it first */
+	u64 sa_delay_ms;	/* the time they were held, summed */
 	struct u64_stats_sync syncp;	/* last: only u64 counters before it */
 };
 
@@ -257,6 +264,7 @@ struct ipn_ah {
 	struct ib_ah *ah;
 	struct ipn_priv *priv;
 	struct list_head reap;
+	struct rdma_ah_attr attr;	/* made from (no sgid_attr held) */
 };
 
 /*
@@ -342,6 +350,12 @@ struct ipn_am {
 	struct ipc_am st;		/* the core's machine (priv->lock) */
 };
 
+/* The port's SA request budget, in the port's interface (budget.c). */
+struct ipn_sa_port {
+	spinlock_t lock;		/* b; after any priv->lock */
+	struct ipc_sa_budget b;
+};
+
 /* The SA's Reports to a port, in the port's interface (allmulti.c). */
 struct ipn_am_port {
 	struct mutex mutex;		/* agent, users */
@@ -365,6 +379,11 @@ struct ipn_entry {
 	u32 ops;			/* IPC_ACT_* for the work, IPN_OP_* */
 	u8 join_type;			/* the last JOIN's (a group) */
 	bool dead;			/* FREE seen: off the tables */
+	/* budget.c, priv->lock: a start the SA budget holds back. */
+	u8 sa_class;			/* enum ipc_sa_class */
+	u32 sa_act;			/* START_QUERY or JOIN held; 0: none */
+	u64 sa_since;			/* held since (ms) */
+	struct list_head sa_node;	/* in priv->sa_held[sa_class] */
 };
 
 /* In ipn_entry.ops besides the actions: what the backend reported. */
@@ -395,6 +414,15 @@ struct ipn_entry_kind {
 	void (*report)(struct ipn_priv *priv, struct ipn_entry *e, u32 ops);
 	/* FREE: the backend's resources and the memory. */
 	void (*release)(struct ipn_priv *priv, struct ipn_entry *e);
+	/*
+	 * SA requests (budget.c), priv->lock held; NULL: the kind asks the
+	 * SA nothing. Its class; its start held back, then let go.
+	 */
+	int (*sa_class)(struct ipn_entry *e);
+	void (*sa_held)(struct ipn_priv *priv, struct ipn_entry *e,
+			struct ipc_result *r);
+	void (*sa_sent)(struct ipn_priv *priv, struct ipn_entry *e, u64 now,
+			struct ipc_result *r);
 };
 
 /* Per destination GID; protected by priv->lock. */
@@ -566,6 +594,8 @@ struct ipn_priv {
 	u8 announce_left;		/* announcements still to send (rtnl) */
 	struct ipn_am am;
 	struct ipn_am_port am_port;	/* used in the port's interface */
+	struct ipn_sa_port sa_port;	/* used in the port's interface */
+	struct list_head sa_held[IPC_SA_CLASS_COUNT];	/* priv->lock */
 	int max_sge;
 	unsigned int rx_size;		/* ring entries, powers of two */
 	unsigned int tx_size;
@@ -697,8 +727,8 @@ static inline void ipn_count(struct ipn_priv *priv, size_t off, u64 n)
 void ipn_drop(struct ipn_priv *priv, struct sk_buff *skb, int reason, bool tx);
 void ipn_stats_read(struct ipn_priv *priv, struct ipn_stats *sum);
 u64 ipn_stat_sum(struct ipn_priv *priv, size_t off);
-/* The counters of ethtool -S: 31 named, then one per drop reason. */
-#define IPN_N_STATS (31 + IPC_R_COUNT - 1)
+/* The counters of ethtool -S: 35 named, then one per drop reason. */
+#define IPN_N_STATS (35 + IPC_R_COUNT - 1)
 void ipn_stats_name(unsigned int i, u8 *buf, size_t len);
 void ipn_stats_values(struct ipn_priv *priv, u64 *data);
 void ipn_get_stats64(struct net_device *dev, struct rtnl_link_stats64 *st);
@@ -769,6 +799,7 @@ void ipn_qp_down(struct ipn_priv *priv);
 
 /* ah.c */
 struct ipn_ah *ipn_ah_create(struct ipn_priv *priv, struct rdma_ah_attr *attr);
+bool ipn_ah_same(const struct ipn_ah *ah, const struct rdma_ah_attr *attr);
 void ipn_ah_put(struct ipn_ah *ah);
 void ipn_ah_reap(struct ipn_priv *priv);
 void ipn_ah_reap_work(struct work_struct *work);
@@ -816,6 +847,13 @@ int ipn_send(struct ipn_priv *priv, struct sk_buff *skb, struct ipn_ah *ah,
 	     u32 qpn, struct ipn_cm_tx *cm);
 void ipn_tx_timeout(struct net_device *dev, unsigned int txqueue);
 void ipn_xmit_list(struct sk_buff_head *list);
+
+/* budget.c */
+void ipn_sa_init(struct ipn_priv *priv);
+bool ipn_sa_gate(struct ipn_priv *priv, struct ipn_entry *e, u32 act);
+void ipn_sa_withdraw(struct ipn_priv *priv, struct ipn_entry *e);
+void ipn_sa_release(struct ipn_priv *priv, u64 now);
+void ipn_sa_charge(struct ipn_priv *priv);
 
 /* entry.c */
 void ipn_entry_init(struct ipn_entry *e, const struct ipn_entry_kind *kind);

@@ -14,6 +14,11 @@ module_param_named(rejoin_spread_ms, ipn_rejoin_spread_ms, uint, 0644);
 MODULE_PARM_DESC(rejoin_spread_ms,
 		 "InfiniBand: multicast rejoins after an SM event are spread at random over this many ms (default 10000; 0: at once)");
 
+unsigned int ipn_path_spread_ms = 45000;
+module_param_named(path_spread_ms, ipn_path_spread_ms, uint, 0644);
+MODULE_PARM_DESC(path_spread_ms,
+		 "InfiniBand: after an SM event each path keeps sending and is revalidated at a random time within this many ms (default 45000; 0: at once)");
+
 unsigned int ipn_sendonly_idle_ms = 60000;
 module_param_named(sendonly_idle_ms, ipn_sendonly_idle_ms, uint, 0644);
 MODULE_PARM_DESC(sendonly_idle_ms,
@@ -109,6 +114,30 @@ MODULE_PARM_DESC(paths_max,
 module_param_cb(groups_max, &ipn_groups_max_ops, &ipn_groups_max, 0444);
 MODULE_PARM_DESC(groups_max,
 		 "Multicast groups one interface keeps at most, the broadcast group included (never refused), 16..65536 (default 4096); at the cap, a packet to a new group is dropped (drop_group_table_full), a stack group waits, and an idle send-only or failed group gives way (mc_evictions)");
+
+/*
+ * The port's SA request budget (budget.c): every path query, join and
+ * all-multicast MAD of the port's interfaces spends a token.
+ */
+unsigned int ipn_sa_rate = 50;
+unsigned int ipn_sa_burst = 128;
+
+static int ipn_param_set_sa(const char *val, const struct kernel_param *kp)
+{
+	return ipn_param_set_range(val, kp, 1, 100000);
+}
+
+static const struct kernel_param_ops ipn_sa_ops = {
+	.set = ipn_param_set_sa,
+	.get = param_get_uint,
+};
+
+module_param_cb(sa_rate, &ipn_sa_ops, &ipn_sa_rate, 0644);
+MODULE_PARM_DESC(sa_rate,
+		 "InfiniBand: SA requests (path queries, joins) a port's interfaces make per second at most, beyond its burst; the rest wait, the broadcast group first, then what has frames waiting, then revalidations (sa_delayed); 1..100000 (default 50)");
+module_param_cb(sa_burst, &ipn_sa_ops, &ipn_sa_burst, 0644);
+MODULE_PARM_DESC(sa_burst,
+		 "InfiniBand: SA requests a port's interfaces may make at once after a quiet time, 1..100000 (default 128)");
 
 bool ipn_promisc_allmulti;
 /* Review M3: tcpdump's IFF_PROMISC must not join every group of a fabric. */

@@ -450,6 +450,25 @@ static void ipn_mcast_timer(struct ipn_priv *priv, struct ipn_entry *e,
 	ipc_mc_timer(&ipn_mcast_of(e)->st, &priv->mc_cfg, now, &priv->rng, r);
 }
 
+static int ipn_mcast_sa_class(struct ipn_entry *e)
+{
+	struct ipn_mcast *mc = ipn_mcast_of(e);
+
+	return ipc_mc_sa_class(&mc->st, mc->is_bcast);
+}
+
+static void ipn_mcast_sa_held(struct ipn_priv *priv, struct ipn_entry *e,
+			      struct ipc_result *r)
+{
+	ipc_mc_join_held(&ipn_mcast_of(e)->st, r);
+}
+
+static void ipn_mcast_sa_sent(struct ipn_priv *priv, struct ipn_entry *e,
+			      u64 now, struct ipc_result *r)
+{
+	ipc_mc_join_sent(&ipn_mcast_of(e)->st, &priv->mc_cfg, now, r);
+}
+
 const struct ipn_entry_kind ipn_mcast_kind = {
 	.work_off = offsetof(struct ipn_priv, mc_work),
 	.drop_reason = IPC_R_NOT_JOINED,
@@ -461,6 +480,9 @@ const struct ipn_entry_kind ipn_mcast_kind = {
 	.perform = ipn_mcast_perform,
 	.report = ipn_mcast_report,
 	.release = ipn_mcast_release,
+	.sa_class = ipn_mcast_sa_class,
+	.sa_held = ipn_mcast_sa_held,
+	.sa_sent = ipn_mcast_sa_sent,
 };
 
 /* The groups' backend operations. Control context (rtnl, ctl_mutex). */
@@ -525,15 +547,17 @@ int ipn_mcast_join_bcast(struct ipn_priv *priv)
 /* Light flush: every membership is rejoined (spread in time on IB). */
 void ipn_mcast_flush_all(struct ipn_priv *priv)
 {
-	u32 spread = priv->roce ? 0 : ipn_rejoin_spread_ms;
+	/* The SA's protection: a backend without one rejoins at once. */
+	u32 spread = priv->ops->sa_directory ? READ_ONCE(ipn_rejoin_spread_ms) : 0;
 	struct ipn_mcast *mc, *tmp;
 	struct ipc_result r;
 	u64 now = ipn_now_ms();
 
 	spin_lock_bh(&priv->lock);
 	list_for_each_entry_safe(mc, tmp, &priv->mcasts, list) {
-		ipc_mc_flush(&mc->st, &priv->mc_cfg, now, spread, &priv->rng,
-			     &r);
+		ipc_mc_flush(&mc->st, &priv->mc_cfg, now,
+			     ipc_mc_flush_spread(spread, mc->is_bcast),
+			     &priv->rng, &r);
 		ipn_mcast_apply(priv, mc, &r, NULL);
 	}
 	spin_unlock_bh(&priv->lock);

@@ -163,21 +163,34 @@ void ipn_path_query_complete(struct ipn_priv *priv, struct ipn_path *path,
 {
 	struct ipn_ah *ah = NULL, *old = NULL;
 	struct ipc_result r;
-	bool dead;
+	bool dead, same = false;
 
 	lockdep_assert_held(&priv->ctl_mutex);
+	/*
+	 * A revalidation with the answer the handle was made from keeps the
+	 * handle (fabric scale: nothing to make or reap, nothing in flight
+	 * disturbed). Looked at under priv->lock, which releases handles.
+	 */
 	if (!status) {
+		spin_lock_bh(&priv->lock);
+		same = path->ah && ipn_ah_same(path->ah, &path->attr);
+		spin_unlock_bh(&priv->lock);
+	}
+	if (!status && !same) {
 		ah = ipn_ah_create(priv, &path->attr);
 		if (IS_ERR(ah)) {
 			status = PTR_ERR(ah);
 			ah = NULL;
 		}
 	}
-	if (status)
-		ipn_inc(priv, path_failures);
 	spin_lock_bh(&priv->lock);
 	path->querying = false;
 	dead = path->e.dead;
+	/* Released meanwhile (it cannot be while a query runs): ask again. */
+	if (!status && same && !path->ah)
+		status = -EAGAIN;
+	if (status)
+		ipn_inc(priv, path_failures);
 	if (dead) {
 		old = ah;
 	} else {
@@ -186,6 +199,9 @@ void ipn_path_query_complete(struct ipn_priv *priv, struct ipn_path *path,
 			path->ah = ah;
 			path->answered_ms = ipn_now_ms();
 			ipn_path_shown(path);
+		} else if (!status) {
+			ipn_inc(priv, path_answers_same);
+			path->answered_ms = ipn_now_ms();
 		}
 		ipc_path_query_done(&path->st, &priv->path_cfg, ipn_now_ms(),
 				    status, &priv->rng, &r);
@@ -307,6 +323,23 @@ static void ipn_path_timer(struct ipn_priv *priv, struct ipn_entry *e,
 	ipc_path_timer(&ipn_path_of(e)->st, &priv->path_cfg, now, &priv->rng, r);
 }
 
+static int ipn_path_sa_class(struct ipn_entry *e)
+{
+	return ipc_path_sa_class(&ipn_path_of(e)->st);
+}
+
+static void ipn_path_sa_held(struct ipn_priv *priv, struct ipn_entry *e,
+			     struct ipc_result *r)
+{
+	ipc_path_query_held(&ipn_path_of(e)->st, r);
+}
+
+static void ipn_path_sa_sent(struct ipn_priv *priv, struct ipn_entry *e,
+			     u64 now, struct ipc_result *r)
+{
+	ipc_path_query_sent(&ipn_path_of(e)->st, &priv->path_cfg, now, r);
+}
+
 const struct ipn_entry_kind ipn_path_kind = {
 	.work_off = offsetof(struct ipn_priv, path_work),
 	.drop_reason = IPC_R_NO_ROUTE,
@@ -317,6 +350,9 @@ const struct ipn_entry_kind ipn_path_kind = {
 	.perform = ipn_path_perform,
 	.report = ipn_path_report,
 	.release = ipn_path_release,
+	.sa_class = ipn_path_sa_class,
+	.sa_held = ipn_path_sa_held,
+	.sa_sent = ipn_path_sa_sent,
 };
 
 /* The paths' backend operations. Control context (rtnl, ctl_mutex). */
@@ -347,6 +383,9 @@ void ipn_path_flush_all(struct ipn_priv *priv)
 	int bkt;
 
 	spin_lock_bh(&priv->lock);
+	/* As the rejoins (mcast.c): spread where an SA answers. */
+	priv->path_cfg.flush_spread_ms = priv->ops->sa_directory ?
+		READ_ONCE(ipn_path_spread_ms) : 0;
 	hash_for_each_safe(priv->paths, bkt, tmp, path, node) {
 		ipc_path_flush(&path->st, &priv->path_cfg, now, &priv->rng, &r);
 		ipn_path_apply(priv, path, &r, NULL);

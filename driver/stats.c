@@ -65,7 +65,9 @@ static const struct {
 	IPN_COUNTER(path_evictions), IPN_COUNTER(sa_reports_refused),
 	IPN_COUNTER(mc_evictions), IPN_COUNTER(qp_errors),
 	IPN_COUNTER(cm_tx_refused), IPN_COUNTER(sa_reports_limited),
-	IPN_COUNTER(restarts),
+	IPN_COUNTER(restarts), IPN_COUNTER(path_answers_same),
+	IPN_COUNTER(sa_requests),
+	IPN_COUNTER(sa_delayed), IPN_COUNTER(sa_delay_ms),
 #undef IPN_COUNTER
 };
 

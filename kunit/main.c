@@ -18,7 +18,11 @@
 
 int ipn_recvq_size = 64;
 int ipn_sendq_size = 64;
-unsigned int ipn_rejoin_spread_ms;	/* rejoin at once: tests are not a fabric */
+/* The module's defaults: a case that needs a rejoin or revalidation at once says so. */
+unsigned int ipn_rejoin_spread_ms = 10000;
+unsigned int ipn_path_spread_ms = 45000;
+unsigned int ipn_sa_rate = 50;
+unsigned int ipn_sa_burst = 128;
 bool ipn_create_broadcast;		/* set by the case that creates */
 unsigned int ipn_sendonly_idle_ms = 60000;
 unsigned int ipn_cm_rx_max = 512;

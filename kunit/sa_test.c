@@ -42,6 +42,7 @@
 #include "sa/mcast.c"
 #include "sa/allmulti.c"
 #include "sa/teardown.c"
+#include "sa/budget.c"
 
 static struct kunit_case ipn_sa_cases[] = {
 	KUNIT_CASE(sa_bcast_join),
@@ -77,6 +78,10 @@ static struct kunit_case ipn_sa_cases[] = {
 	KUNIT_CASE(sa_sendonly_group_missing),
 	KUNIT_CASE(sa_join_answer_races_down),
 	KUNIT_CASE(sa_remove_with_requests_outstanding),
+	KUNIT_CASE(sa_budget_port_shared),
+	KUNIT_CASE(sa_budget_bcast_first),
+	KUNIT_CASE(sa_path_revalidation_keeps_sending),
+	KUNIT_CASE(sa_flush_spread_defaults),
 	{}
 };
 

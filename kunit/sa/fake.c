@@ -396,6 +396,11 @@ static int kt_init(struct kunit *test)
 	kt_sa.am_at_once = false;
 	ipn_create_broadcast = false;
 	ipn_promisc_allmulti = false;
+	/* The module's defaults; a case that needs others says why. */
+	ipn_rejoin_spread_ms = 10000;
+	ipn_path_spread_ms = 45000;
+	ipn_sa_rate = 50;
+	ipn_sa_burst = 128;
 	kt_sa.wq = alloc_workqueue("ipn_kt_sa", 0, 0);
 	KUNIT_ASSERT_NOT_NULL(test, kt_sa.wq);
 
