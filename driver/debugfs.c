@@ -57,17 +57,20 @@ static int ipn_path_show(struct seq_file *m, void *v)
 	u64 now = ipn_now_ms();
 	struct ipn_path *path;
 	struct ipc_view st;
-	int bkt;
+	unsigned int bkt;
 
 	spin_lock_bh(&priv->lock);
-	hash_for_each(priv->paths, bkt, path, node) {
-		ipc_path_view(&path->st, &st);
-		seq_printf(m, "%pI6 state %s attempts %u queued %u status %d retry_ms %llu",
-			   path->gid, st.state, st.attempts, st.queued,
-			   st.last_status, ipn_ms_left(st.deadline_ms, now));
-		if (path->ah)
-			ipn_show_attr(m, priv, &path->attr);
-		seq_putc(m, '\n');
+	for (bkt = 0; bkt < ipn_path_buckets(priv); bkt++) {
+		hlist_for_each_entry(path, &priv->paths[bkt], node) {
+			ipc_path_view(&path->st, &st);
+			seq_printf(m, "%pI6 state %s attempts %u queued %u status %d retry_ms %llu",
+				   path->gid, st.state, st.attempts, st.queued,
+				   st.last_status,
+				   ipn_ms_left(st.deadline_ms, now));
+			if (path->ah)
+				ipn_show_attr(m, priv, &path->attr);
+			seq_putc(m, '\n');
+		}
 	}
 	spin_unlock_bh(&priv->lock);
 	return 0;

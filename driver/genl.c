@@ -510,7 +510,7 @@ static int ipn_genl_path_one(struct sk_buff *skb, struct netlink_callback *cb,
 
 	spin_lock_bh(&priv->lock);
 	ret = ipn_genl_hash_walk(skb, cb, priv, priv->paths,
-				 HASH_SIZE(priv->paths), ipn_genl_path_node,
+				 ipn_path_buckets(priv), ipn_genl_path_node,
 				 ipn_now_ms());
 	spin_unlock_bh(&priv->lock);
 	return ret;

@@ -62,7 +62,6 @@ static int ipn_priv_init(struct ipn_priv *priv, struct ib_device *ca,
 	mutex_init(&priv->reap_mutex);
 	mutex_init(&priv->ctl_mutex);
 	init_waitqueue_head(&priv->sa_wait);
-	hash_init(priv->paths);
 	INIT_LIST_HEAD(&priv->mcasts);
 	hash_init(priv->mc_hash);
 	ipn_allmulti_init(priv);
@@ -90,10 +89,13 @@ static int ipn_priv_init(struct ipn_priv *priv, struct ib_device *ca,
 	priv->paths_max = ipn_paths_max;
 	priv->groups_max = ipn_groups_max;
 
+	ret = ipn_path_table_alloc(priv);
+	if (ret)
+		return ret;
 	ret = -ENOMEM;
 	priv->stats = netdev_alloc_pcpu_stats(struct ipn_stats);
 	if (!priv->stats)
-		return ret;
+		goto err_paths;
 
 	ret = ipn_verbs_create(priv);
 	if (ret)
@@ -129,6 +131,8 @@ err_verbs:
 	ipn_verbs_destroy(priv);
 err_stats:
 	free_percpu(priv->stats);
+err_paths:
+	ipn_path_table_free(priv);
 	return ret;
 }
 
@@ -141,6 +145,7 @@ static void ipn_priv_uninit(struct ipn_priv *priv)
 	ipn_verbs_destroy(priv);
 	dev_put(priv->roce_ndev);
 	free_percpu(priv->stats);
+	ipn_path_table_free(priv);
 }
 
 /*

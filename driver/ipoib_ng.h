@@ -108,11 +108,6 @@ enum {
 	IPN_MAX_IB_MTU = 4096,
 	IPN_RX_BUF = IB_GRH_BYTES + IPN_MAX_IB_MTU,
 	IPN_MAX_TX_SGE = 1 + MAX_SKB_FRAGS,
-	/*
-	 * 4096 buckets (32 KB of struct ipn_priv, which alloc_netdev()
-	 * takes with kvzalloc): chains of 4 at the default paths_max.
-	 */
-	IPN_PATH_HASH_BITS = 12,
 	IPN_WC_BATCH = 16,
 };
 
@@ -138,6 +133,7 @@ enum {
 	IPN_PATHS_MAX = 262144,
 	IPN_PATH_EVICT_SCAN = 32,
 	IPN_PATH_EVICT_BUCKETS = 256,
+	IPN_PATH_HASH_MIN_BITS = 6,
 };
 
 /*
@@ -617,7 +613,13 @@ struct ipn_priv {
 
 	/* priv->lock: paths, mcasts, core state objects, the rng. */
 	spinlock_t lock;
-	DECLARE_HASHTABLE(paths, IPN_PATH_HASH_BITS);
+	/*
+	 * One bucket for every two paths of paths_max (fabric scale: a
+	 * lookup's cost does not grow with the table): 8192 buckets, 64 KB,
+	 * at the default; kvcalloc'd when the interface is made.
+	 */
+	struct hlist_head *paths;
+	u8 path_hash_bits;
 	unsigned int path_count;	/* allocated, dead ones too */
 	unsigned int paths_max;		/* ipn_paths_max when created */
 	u32 path_evict_bkt;		/* the next eviction scan's start */
@@ -880,6 +882,14 @@ static inline void ipn_entry_queue_ops(struct ipn_priv *priv,
 
 /* path.c */
 extern const struct ipn_entry_kind ipn_path_kind;
+int ipn_path_table_alloc(struct ipn_priv *priv);
+void ipn_path_table_free(struct ipn_priv *priv);
+
+static inline unsigned int ipn_path_buckets(const struct ipn_priv *priv)
+{
+	return 1u << priv->path_hash_bits;
+}
+
 struct ipn_path *ipn_path_get(struct ipn_priv *priv, const u8 *gid, u64 now);
 struct ipn_path *ipn_path_find(struct ipn_priv *priv, const u8 *gid);
 void ipn_path_apply(struct ipn_priv *priv, struct ipn_path *path,

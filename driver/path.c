@@ -10,14 +10,35 @@
 #include "ipoib_ng.h"
 #include "trace.h"
 
+/* The table's buckets, for paths_max paths: two paths a bucket. */
+int ipn_path_table_alloc(struct ipn_priv *priv)
+{
+	priv->path_hash_bits = max_t(unsigned int, IPN_PATH_HASH_MIN_BITS,
+				     order_base_2(priv->paths_max / 2));
+	priv->paths = kvcalloc(ipn_path_buckets(priv), sizeof(*priv->paths),
+			       GFP_KERNEL);
+	return priv->paths ? 0 : -ENOMEM;
+}
+
+void ipn_path_table_free(struct ipn_priv *priv)
+{
+	kvfree(priv->paths);
+	priv->paths = NULL;
+}
+
+static struct hlist_head *ipn_path_bucket(struct ipn_priv *priv, u32 key)
+{
+	return &priv->paths[hash_32(key, priv->path_hash_bits)];
+}
+
 /* The path to gid, or NULL. priv->lock held. */
 struct ipn_path *ipn_path_find(struct ipn_priv *priv, const u8 *gid)
 {
 	struct ipn_path *path;
 
 	lockdep_assert_held(&priv->lock);
-	hash_for_each_possible(priv->paths, path, node,
-			       ipn_gid_key(priv, gid))
+	hlist_for_each_entry(path, ipn_path_bucket(priv, ipn_gid_key(priv, gid)),
+			     node)
 		if (!memcmp(path->gid, gid, IPC_GID_LEN))
 			return path;
 	return NULL;
@@ -46,7 +67,7 @@ static void ipn_path_teardown(struct ipn_priv *priv, struct ipn_path *path)
  */
 static void ipn_path_evict(struct ipn_priv *priv, u64 now)
 {
-	u32 bkt = priv->path_evict_bkt & (HASH_SIZE(priv->paths) - 1);
+	u32 bkt = priv->path_evict_bkt & (ipn_path_buckets(priv) - 1);
 	unsigned int left = IPN_PATH_EVICT_SCAN, n;
 	struct ipn_path *path, *victim = NULL;
 
@@ -61,7 +82,7 @@ static void ipn_path_evict(struct ipn_priv *priv, u64 now)
 			if (!--left)
 				break;
 		}
-		bkt = (bkt + 1) & (HASH_SIZE(priv->paths) - 1);
+		bkt = (bkt + 1) & (ipn_path_buckets(priv) - 1);
 	}
 	priv->path_evict_bkt = bkt;
 	if (victim) {
@@ -100,7 +121,7 @@ struct ipn_path *ipn_path_get(struct ipn_priv *priv, const u8 *gid, u64 now)
 	memcpy(path->gid, gid, IPC_GID_LEN);
 	ipc_path_init(&path->st);
 	ipn_entry_init(&path->e, &ipn_path_kind);
-	hash_add(priv->paths, &path->node, key);
+	hlist_add_head(&path->node, ipn_path_bucket(priv, key));
 	priv->path_count++;
 	return path;
 }
@@ -366,11 +387,12 @@ void ipn_path_timers(struct ipn_priv *priv, u64 now)
 {
 	struct hlist_node *tmp;
 	struct ipn_path *path;
-	int bkt;
+	unsigned int bkt;
 
 	lockdep_assert_held(&priv->lock);
-	hash_for_each_safe(priv->paths, bkt, tmp, path, node)
-		ipn_entry_tick(priv, &path->e, now);
+	for (bkt = 0; bkt < ipn_path_buckets(priv); bkt++)
+		hlist_for_each_entry_safe(path, tmp, &priv->paths[bkt], node)
+			ipn_entry_tick(priv, &path->e, now);
 }
 
 /* Light flush: every handle may be stale (port event, SM change). */
@@ -380,16 +402,18 @@ void ipn_path_flush_all(struct ipn_priv *priv)
 	struct hlist_node *tmp;
 	struct ipn_path *path;
 	u64 now = ipn_now_ms();
-	int bkt;
+	unsigned int bkt;
 
 	spin_lock_bh(&priv->lock);
 	/* As the rejoins (mcast.c): spread where an SA answers. */
 	priv->path_cfg.flush_spread_ms = priv->ops->sa_directory ?
 		READ_ONCE(ipn_path_spread_ms) : 0;
-	hash_for_each_safe(priv->paths, bkt, tmp, path, node) {
-		ipc_path_flush(&path->st, &priv->path_cfg, now, &priv->rng, &r);
-		ipn_path_apply(priv, path, &r, NULL);
-	}
+	for (bkt = 0; bkt < ipn_path_buckets(priv); bkt++)
+		hlist_for_each_entry_safe(path, tmp, &priv->paths[bkt], node) {
+			ipc_path_flush(&path->st, &priv->path_cfg, now,
+				       &priv->rng, &r);
+			ipn_path_apply(priv, path, &r, NULL);
+		}
 	spin_unlock_bh(&priv->lock);
 	ipn_path_run(priv);
 }
@@ -399,11 +423,12 @@ void ipn_path_destroy_all(struct ipn_priv *priv)
 {
 	struct hlist_node *tmp;
 	struct ipn_path *path;
-	int bkt;
+	unsigned int bkt;
 
 	spin_lock_bh(&priv->lock);
-	hash_for_each_safe(priv->paths, bkt, tmp, path, node)
-		ipn_path_teardown(priv, path);
+	for (bkt = 0; bkt < ipn_path_buckets(priv); bkt++)
+		hlist_for_each_entry_safe(path, tmp, &priv->paths[bkt], node)
+			ipn_path_teardown(priv, path);
 	spin_unlock_bh(&priv->lock);
 	ipn_path_run(priv);
 }

@@ -174,10 +174,8 @@ struct ipn_kunit_path ipn_kunit_path(struct ipn_priv *priv, const u8 *gid)
 	struct ipn_path *path;
 
 	spin_lock_bh(&priv->lock);
-	hash_for_each_possible(priv->paths, path, node,
-			       ipc_gid_hash(gid, priv->hash_seed)) {
-		if (memcmp(path->gid, gid, 16))
-			continue;
+	path = ipn_path_find(priv, gid);
+	if (path) {
 		snap.state = path->st.state;
 		snap.status = path->st.last_status;
 		snap.queued = skb_queue_len(&path->e.queue);

@@ -103,14 +103,14 @@ vm-check-debug: module-debug ipoibctl ynl-prepare
 # scenarios of vm-check-debug, all in one VM.
 check-debug: module-debug ipoibctl ynl-prepare
 	$(VM_RUN_DEBUG) --one-vm debug --out $(CURDIR)/build/vm-debug kunit $(VM_SCENARIOS_DEBUG)
-	@cat $(CURDIR)/build/vm-debug/kunit/kunit-summary.txt
+	@cat $(CURDIR)/build/vm-debug/kunit/kunit-summary.txt $(CURDIR)/build/vm-debug/kunit/bench.txt
 
 # Every scenario this kernel can run, after the KUnit suites (about 40
 # minutes): what make check leaves to Debian's kernel, under KASAN.
 .PHONY: check-debug-all
 check-debug-all: module-debug ipoibctl ynl-prepare
 	$(VM_RUN_DEBUG) --one-vm debug --out $(CURDIR)/build/vm-debug kunit $(VM_SCENARIOS_DEBUG_ALL)
-	@cat $(CURDIR)/build/vm-debug/kunit/kunit-summary.txt
+	@cat $(CURDIR)/build/vm-debug/kunit/kunit-summary.txt $(CURDIR)/build/vm-debug/kunit/bench.txt
 
 # The security issue's churn counts (tests/vm/scenarios/soak.sh) on the
 # test kernel, in one VM with its final kmemleak scan (build/soak/).
@@ -126,4 +126,4 @@ soak: module-debug
 .PHONY: kunit
 kunit: module-debug
 	$(VM_RUN_DEBUG) --out $(CURDIR)/build/kunit kunit
-	@cat $(CURDIR)/build/kunit/kunit/kunit-summary.txt
+	@cat $(CURDIR)/build/kunit/kunit/kunit-summary.txt $(CURDIR)/build/kunit/kunit/bench.txt

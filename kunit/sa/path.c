@@ -293,7 +293,7 @@ static int kt_paths_in(struct ipn_priv *priv, u8 (*gid)[16], int n, int state)
 
 #define KT_PATHS 4
 /* Packets it may take an eviction scan, bounded, to go round the table. */
-#define KT_EVICT_TRIES ((1 << IPN_PATH_HASH_BITS) / IPN_PATH_EVICT_BUCKETS + 1)
+#define KT_EVICT_TRIES (ipn_path_buckets(priv) / IPN_PATH_EVICT_BUCKETS + 1)
 
 /*
  * Send to hw until a path has been given up (evictions counted reach

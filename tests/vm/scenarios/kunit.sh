@@ -19,7 +19,8 @@
 # shellcheck source=SCRIPTDIR/../lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-SUITES=(ipoib_ng_core ipoib_ng_shim ipoib_ng_sa ipoib_ng_roce ipoib_ng_fault ipoib_ng_cm)
+SUITES=(ipoib_ng_core ipoib_ng_shim ipoib_ng_sa ipoib_ng_roce ipoib_ng_fault ipoib_ng_cm
+	ipoib_ng_bench)
 KUNIT_KO=${VM_KUNIT_MODULE:-${VM_MODULE%/*}/ipoib_ng_kunit.ko}
 
 [[ -f $KUNIT_KO ]] || fail "$KUNIT_KO: no such file (build it against a CONFIG_KUNIT kernel: make module-debug)"
@@ -89,6 +90,8 @@ for s in "${SUITES[@]}"; do
 	total_fail=$((total_fail + f))
 	total_skip=$((total_skip + k))
 done
+# The benchmark's figures (ipoib_ng_bench), for make kunit to print.
+sed -n 's/.*# bench_[a-z_]*: \(bench: .*\)/\1/p' "$VM_OUT/kunit-console.txt" > "$VM_OUT/bench.txt"
 log "kunit: $total_pass passed, $total_fail failed, $total_skip skipped in ${#SUITES[@]} suites"
 echo "kunit: $total_pass passed, $total_fail failed, $total_skip skipped in ${#SUITES[@]} suites" > "$VM_OUT/kunit-summary.txt"
 ((bad == 0)) || fail "KUnit suites failed (documents in $VM_OUT/kunit-*.ktap)"
