@@ -182,7 +182,8 @@ enum ipoib_ng_path_attr {
 	IPOIB_NG_A_PATH_GID,		/* binary, 16 */
 	IPOIB_NG_A_PATH_STATE,		/* string: unknown, resolving, valid,
 					 * stale (usable, being revalidated),
-					 * failed */
+					 * failed, doubted (usable, its
+					 * revalidation failed, retried) */
 	IPOIB_NG_A_PATH_AGE,		/* u64 ms: since the last answer */
 	IPOIB_NG_A_PATH_STATUS,		/* s32: of the last query */
 	IPOIB_NG_A_PATH_ATTEMPTS,	/* u32: failed in a row */
