@@ -236,6 +236,12 @@ void ipn_path_query_complete(struct ipn_priv *priv, struct ipn_path *path,
 		}
 	}
 	spin_unlock_bh(&priv->lock);
+	/*
+	 * The answer's attributes may hold a reference to the source GID's
+	 * entry (ib_init_ah_attr_from_path() with a GRH: hop_limit > 0); the
+	 * handle made from them holds its own. Dropped here, every answer.
+	 */
+	rdma_destroy_ah_attr(&path->attr);
 	ipn_ah_put(old);
 	/* The control work frees a path: it is still here. */
 	if (!dead)
@@ -325,6 +331,7 @@ static void ipn_path_release(struct ipn_priv *priv, struct ipn_entry *e)
 
 	ipn_path_cancel(priv, path);
 	ipn_ah_put(path->ah);
+	rdma_destroy_ah_attr(&path->attr);	/* an answer never completed */
 	__skb_queue_purge(&path->e.queue);
 	kfree(path->dev_addr);
 	kfree(path);

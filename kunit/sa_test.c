@@ -29,6 +29,7 @@
 #include <linux/inetdevice.h>
 #include <net/addrconf.h>
 #include <rdma/ib_addr.h>
+#include <rdma/ib_cache.h>
 #include <rdma/ib_mad.h>
 #include <net/genetlink.h>
 #include <linux/ipoib_ng.h>
@@ -82,6 +83,7 @@ static struct kunit_case ipn_sa_cases[] = {
 	KUNIT_CASE(sa_budget_bcast_first),
 	KUNIT_CASE(sa_path_revalidation_keeps_sending),
 	KUNIT_CASE(sa_flush_spread_defaults),
+	KUNIT_CASE(sa_path_answer_drops_gid_ref),
 	{}
 };
 

@@ -386,3 +386,56 @@ static void sa_flush_spread_defaults(struct kunit *test)
 		kt_answer_path(d->gid[i], 0);
 	kt_settle(priv);
 }
+
+/* Whether path's answer attributes still hold a GID reference. */
+static noinline bool kt_path_holds_sgid(struct ipn_priv *priv, const u8 *gid)
+{
+	struct ipn_path *path;
+	bool held;
+
+	spin_lock_bh(&priv->lock);
+	path = ipn_path_find(priv, gid);
+	held = path && path->attr.grh.sgid_attr;
+	spin_unlock_bh(&priv->lock);
+	return held;
+}
+
+/*
+ * An answer with a GRH (hop_limit > 0: the SA says the peer is beyond a
+ * router) comes, from ib_init_ah_attr_from_path(), with a reference to
+ * the source GID's entry in the attributes. The driver drops it once the
+ * handle is made (the handle holds its own), for the first answer and
+ * for each revalidation's: a leak here would pin the GID table entry
+ * for ever. Before the fix nothing dropped it.
+ * (Revalidation in 300 ms here, without jitter: the case needs one.)
+ */
+static void sa_path_answer_drops_gid_ref(struct kunit *test)
+{
+	struct ipn_priv *priv = ((struct kt_ctx *)test->priv)->priv;
+	u8 gid[16], hw[20];
+
+	kt_join_bcast(test, priv);
+	spin_lock_bh(&priv->lock);
+	priv->path_cfg.revalidate_ms = 300;
+	priv->path_cfg.revalidate_jitter_ms = 0;
+	spin_unlock_bh(&priv->lock);
+	kt_sa.answer_hop_limit = 2;
+	kt_dest(gid, hw, 0x61);
+	ipn_kunit_xmit(priv, hw, htonl(0x0a000002));
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_count_queries() == 1));
+	KUNIT_ASSERT_EQ(test, kt_answer_path(gid, 0), 0);
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_path_state(priv, gid) ==
+					IPC_PATH_VALID));
+	kt_settle(priv);	/* the completion has returned */
+	KUNIT_EXPECT_EQ(test, kt_sa.sgid_refs_given, 1);
+	KUNIT_EXPECT_FALSE(test, kt_path_holds_sgid(priv, gid));
+	/* A revalidation's answer too. */
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_count_queries() == 1));
+	KUNIT_ASSERT_EQ(test, kt_answer_path(gid, 0), 0);
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_sa.sgid_refs_given == 2 &&
+					kt_path_state(priv, gid) ==
+					IPC_PATH_VALID));
+	kt_settle(priv);
+	KUNIT_EXPECT_FALSE(test, kt_path_holds_sgid(priv, gid));
+	KUNIT_EXPECT_NOT_NULL(test, kt_path_ah(priv, gid));
+}

@@ -33,6 +33,8 @@ static struct {
 	struct list_head joins;		/* not freed */
 	int next_id;
 	int path_calls, cancels, join_calls, frees;
+	int sgid_refs_given;		/* by kt_path_ah_attr */
+	u8 answer_hop_limit;		/* in the records it answers */
 	int path_ret;			/* != 0: path_rec_get fails with it */
 	u8 user_mgid[16];		/* a group another user holds */
 	bool user_held;
@@ -152,8 +154,23 @@ static const u8 kt_dmac[ETH_ALEN] = { 0x02, 0, 0, 0, 0, 0x01 };
 static int kt_path_ah_attr(struct ipn_priv *priv, struct sa_path_rec *rec,
 			   struct rdma_ah_attr *attr)
 {
+	const struct ib_gid_attr *sgid;
+
 	ipn_roce_attr(priv, rec->dgid.raw, 1, attr);
 	memcpy(attr->roce.dmac, kt_dmac, ETH_ALEN);
+	/*
+	 * As ib_init_ah_attr_from_path() does for a record with a GRH: the
+	 * attributes hold a reference to the source GID's entry, which the
+	 * driver must drop (rdma_destroy_ah_attr()).
+	 */
+	if (rec->hop_limit) {
+		sgid = rdma_get_gid_attr(priv->ca, priv->port,
+					 attr->grh.sgid_index);
+		if (IS_ERR(sgid))
+			return PTR_ERR(sgid);
+		attr->grh.sgid_attr = sgid;
+		kt_sa.sgid_refs_given++;
+	}
 	return 0;
 }
 
@@ -257,6 +274,7 @@ static int kt_answer_path(const u8 *dgid, int status)
 		return -ENOENT;
 	resp = found->req;
 	resp.rec_type = SA_PATH_REC_TYPE_IB;
+	resp.hop_limit = kt_sa.answer_hop_limit;
 	found->done(status, status ? NULL : &resp, status ? 0 : 1, found->ctx);
 	kfree(found);
 	return 0;
@@ -389,6 +407,8 @@ static int kt_init(struct kunit *test)
 	kt_sa.join_calls = 0;
 	kt_sa.frees = 0;
 	kt_sa.path_ret = 0;
+	kt_sa.sgid_refs_given = 0;
+	kt_sa.answer_hop_limit = 0;
 	kt_sa.user_held = false;
 	kt_sa.n_mads = 0;
 	kt_sa.am_starts = 0;
