@@ -157,6 +157,33 @@ uint32_t phase_of(uint32_t id)
 	return (uint64_t(id) * 104729) % 1000;
 }
 
+/*
+ * Both policies' main loop, from ms `from` to T_END: the new SM's sweep
+ * scheduled, then each ms's events in order, then from T_BASE on the
+ * frames of the paths (ids below `paths`) whose phase that ms is.
+ */
+template <typename Event, typename Frame>
+void play(Calendar &cal, uint64_t &now, uint64_t from, size_t paths,
+	  Event event, Frame frame)
+{
+	for (uint32_t n = 0; n < NODES; n++)
+		cal.at(sweep_at(n), Ev{ n, NODE_FLUSH, 0, 0 });
+	std::vector<std::vector<uint32_t>> by_phase(1000);
+	for (uint32_t id = 0; id < paths; id++)
+		by_phase[phase_of(id)].push_back(id);
+	for (now = from; now <= T_END; now++) {
+		auto &s = cal.slot(now);
+		for (size_t i = 0; i < s.size(); i++) {
+			Ev e = s[i]; /* event() may add to this slot */
+			event(e);
+		}
+		cal.done(now);
+		if (now >= T_BASE)
+			for (uint32_t id : by_phase[now % 1000])
+				frame(id);
+	}
+}
+
 struct Figures {
 	const char *name;
 	uint64_t peak = 0, offered = 0, served = 0, lost = 0;
@@ -164,7 +191,15 @@ struct Figures {
 	uint64_t paths_ok_ms = 0, groups_ok_ms = 0; /* last, after T_RR */
 	uint64_t paths_late = 0, groups_late = 0; /* not so by DEADLINE */
 	uint64_t held = 0; /* ours: requests the budget held */
-	bool ok = true;
+
+	/* What the SA saw of this policy. */
+	void take(const Sa &sa)
+	{
+		peak = sa.peak();
+		offered = sa.offered;
+		served = sa.served;
+		lost = sa.lost;
+	}
 };
 
 /* ---- ours: the real core ------------------------------------------------ */
@@ -193,22 +228,10 @@ public:
 	void run()
 	{
 		steady_state();
-		for (uint32_t n = 0; n < NODES; n++)
-			cal_.at(sweep_at(n), Ev{ n, NODE_FLUSH, 0, 0 });
-		std::vector<std::vector<uint32_t>> by_phase(1000);
-		for (uint32_t id = 0; id < p_.size(); id++)
-			by_phase[phase_of(id)].push_back(id);
-		for (now_ = T_BASE - 60000; now_ <= T_END; now_++) {
-			auto &s = cal_.slot(now_);
-			for (size_t i = 0; i < s.size(); i++) {
-				Ev e = s[i]; /* event() may add to this slot */
-				event(e);
-			}
-			cal_.done(now_);
-			for (uint32_t id : by_phase[now_ % 1000])
-				if (now_ >= T_BASE)
-					frame(id);
-		}
+		play(
+			cal_, now_, T_BASE - 60000, p_.size(),
+			[this](const Ev &e) { event(e); },
+			[this](uint32_t id) { frame(id); });
 		finish();
 	}
 
@@ -510,10 +533,7 @@ private:
 				std::printf("ours t=%zu s: %" PRIu64 "\n",
 					    i - T_BASE / 1000,
 					    sa_.offered_per_s[i]);
-		f.peak = sa_.peak();
-		f.offered = sa_.offered;
-		f.served = sa_.served;
-		f.lost = sa_.lost;
+		f.take(sa_);
 		for (uint32_t id = 0; id < p_.size(); id++)
 			f.paths_late += !pok_[id] ||
 					!ipc_path_usable(&p_[id]);
@@ -541,25 +561,11 @@ public:
 
 	void run()
 	{
-		for (uint32_t n = 0; n < NODES; n++)
-			cal_.at(sweep_at(n), Ev{ n, NODE_FLUSH, 0, 0 });
-		std::vector<std::vector<uint32_t>> by_phase(1000);
-		for (uint32_t id = 0; id < valid_.size(); id++)
-			by_phase[phase_of(id)].push_back(id);
-		for (now_ = T_BASE; now_ <= T_END; now_++) {
-			auto &s = cal_.slot(now_);
-			for (size_t i = 0; i < s.size(); i++) {
-				Ev e = s[i]; /* event() may add to this slot */
-				event(e);
-			}
-			cal_.done(now_);
-			for (uint32_t id : by_phase[now_ % 1000])
-				frame(id);
-		}
-		f.peak = sa_.peak();
-		f.offered = sa_.offered;
-		f.served = sa_.served;
-		f.lost = sa_.lost;
+		play(
+			cal_, now_, T_BASE, valid_.size(),
+			[this](const Ev &e) { event(e); },
+			[this](uint32_t id) { frame(id); });
+		f.take(sa_);
 		for (uint32_t id = 0; id < valid_.size(); id++)
 			f.paths_late += !valid_[id];
 		for (uint32_t id = 0; id < mjoined_.size(); id++)
