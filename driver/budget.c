@@ -138,7 +138,7 @@ void ipn_sa_release(struct ipn_priv *priv, u64 now)
 			e->kind->sa_sent(priv, e, now, &r);
 			ipn_entry_queue_ops(priv, e, e->sa_act);
 			e->sa_act = 0;
-			ipn_tick_arm(priv, r.deadline_ms);
+			ipn_entry_file(priv, e);
 		}
 	}
 }

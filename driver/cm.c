@@ -799,7 +799,11 @@ static void ipn_cm_stall_check(struct ipn_priv *priv, struct ipn_cm_tx *tx,
 	ipn_entry_queue_ops(priv, &tx->e, IPN_OP_BROKEN);
 }
 
-/* The connections' deadlines. priv->lock held. */
+/*
+ * What the connections need of the tick besides their machines' deadlines
+ * (filed, entry.c): the passive ones' idle time and the stalled sends. A
+ * walk bounded by cm_rx_max and cm_tx_max. priv->lock held.
+ */
 void ipn_cm_timers(struct ipn_priv *priv, u64 now)
 {
 	struct ipn_cm_rx *rx, *rtmp;
@@ -823,10 +827,8 @@ void ipn_cm_timers(struct ipn_priv *priv, u64 now)
 		__ipn_cm_rx_retire(priv, rx);
 	}
 
-	hash_for_each_safe(priv->cm_tx, b, tmp, tx, node) {
+	hash_for_each_safe(priv->cm_tx, b, tmp, tx, node)
 		ipn_cm_stall_check(priv, tx, now);
-		ipn_entry_tick(priv, &tx->e, now);
-	}
 }
 
 /* ------------------------------------------------------------------ */

@@ -60,8 +60,9 @@ void ipn_tick_work(struct work_struct *work)
 	priv->next_deadline = IPC_NO_DEADLINE;
 	priv->tick_not_before = now + IPN_TICK_MIN_MS;
 	priv->tick_runs++;
-	ipn_path_timers(priv, now);
-	ipn_mcast_timers(priv, now);
+	/* The module parameter may change at any time. */
+	priv->mc_cfg.sendonly_idle_ms = ipn_sendonly_idle();
+	ipn_entry_run_due(priv, now);
 	ipn_cm_timers(priv, now);
 	ipn_sa_release(priv, now);
 	spin_unlock_bh(&priv->lock);

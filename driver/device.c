@@ -97,7 +97,10 @@ int ipn_open(struct net_device *dev)
 	napi_enable(&priv->rx_napi);
 	napi_enable(&priv->tx_napi);
 	priv->up = true;
+	spin_lock_bh(&priv->lock);
 	priv->next_deadline = IPC_NO_DEADLINE;
+	ipn_entry_arm_first(priv);	/* entries kept while down, if any */
+	spin_unlock_bh(&priv->lock);
 	ib_req_notify_cq(priv->recv_cq, IB_CQ_NEXT_COMP);
 	ib_req_notify_cq(priv->send_cq, IB_CQ_NEXT_COMP);
 	/*

@@ -45,6 +45,58 @@ void ipn_entry_init(struct ipn_entry *e, const struct ipn_entry_kind *kind)
 	e->dead = false;
 	e->sa_act = 0;
 	INIT_LIST_HEAD(&e->sa_node);
+	RB_CLEAR_NODE(&e->due_node);
+	e->deadline = IPC_NO_DEADLINE;
+}
+
+static bool ipn_due_less(struct rb_node *a, const struct rb_node *b)
+{
+	return rb_entry(a, struct ipn_entry, due_node)->due <
+	       rb_entry(b, struct ipn_entry, due_node)->due;
+}
+
+static void ipn_entry_unfile(struct ipn_priv *priv, struct ipn_entry *e)
+{
+	if (RB_EMPTY_NODE(&e->due_node))
+		return;
+	rb_erase_cached(&e->due_node, &priv->due);
+	RB_CLEAR_NODE(&e->due_node);
+	e->deadline = IPC_NO_DEADLINE;
+}
+
+/*
+ * File e under its machine's deadline in priv->due, the tick's queue,
+ * and arm the tick for it: the tick runs what is due and visits nothing
+ * else (review M3). Due not before the tick may run again
+ * (IPN_TICK_MIN_MS): an entry whose timer asks to run at once waits for
+ * the next run, as when every run visited every entry once, and a run
+ * ends. Unchanged (every frame's verdict, mostly): nothing to do. A dead
+ * entry leaves the queue. priv->lock held.
+ */
+void ipn_entry_file(struct ipn_priv *priv, struct ipn_entry *e)
+{
+	u64 deadline = e->dead ? IPC_NO_DEADLINE : e->kind->deadline(e);
+
+	lockdep_assert_held(&priv->lock);
+	if (deadline == e->deadline)
+		return;
+	ipn_entry_unfile(priv, e);
+	if (deadline == IPC_NO_DEADLINE)
+		return;
+	e->deadline = deadline;
+	e->due = max(deadline, priv->tick_not_before);
+	rb_add_cached(&e->due_node, &priv->due, ipn_due_less);
+	ipn_tick_arm(priv, e->due);
+}
+
+/* Arm the tick for the first entry due (the interface came up). */
+void ipn_entry_arm_first(struct ipn_priv *priv)
+{
+	struct rb_node *n = rb_first_cached(&priv->due);
+
+	lockdep_assert_held(&priv->lock);
+	if (n)
+		ipn_tick_arm(priv, rb_entry(n, struct ipn_entry, due_node)->due);
 }
 
 /*
@@ -126,26 +178,38 @@ void ipn_entry_apply(struct ipn_priv *priv, struct ipn_entry *e,
 		e->join_type = r->join_type;
 	if (ops)
 		ipn_entry_queue_ops(priv, e, ops);
-	ipn_tick_arm(priv, r->deadline_ms);
+	ipn_entry_file(priv, e);
 }
 
 /*
- * The tick's visit (ctl.c): e's machine timer if it is due, else the tick
- * armed for it. One discipline for every kind: the earliest deadline of
- * all entries arms the tick (review M4). priv->lock held.
+ * The tick (ctl.c): the machine timer of each entry due by now, in order
+ * of due time, each once (what it files again is due after now); then
+ * the tick armed for the next. One discipline for every kind: the
+ * earliest deadline of all entries arms the tick (review M4). An entry
+ * whose deadline moved later is filed again. priv->lock held.
  */
-void ipn_entry_tick(struct ipn_priv *priv, struct ipn_entry *e, u64 now)
+void ipn_entry_run_due(struct ipn_priv *priv, u64 now)
 {
-	u64 deadline = e->kind->deadline(e);
 	struct ipc_result r;
+	struct ipn_entry *e;
+	struct rb_node *n;
 
 	lockdep_assert_held(&priv->lock);
-	if (deadline > now) {
-		ipn_tick_arm(priv, deadline);
-		return;
+	while ((n = rb_first_cached(&priv->due))) {
+		e = rb_entry(n, struct ipn_entry, due_node);
+		if (e->due > now) {
+			ipn_tick_arm(priv, e->due);
+			break;
+		}
+		ipn_entry_unfile(priv, e);
+		priv->tick_visits++;
+		if (e->kind->deadline(e) > now) {
+			ipn_entry_file(priv, e);
+			continue;
+		}
+		e->kind->timer(priv, e, now, &r);
+		ipn_entry_apply(priv, e, &r, NULL);
 	}
-	e->kind->timer(priv, e, now, &r);
-	ipn_entry_apply(priv, e, &r, NULL);
 }
 
 /*

@@ -84,6 +84,7 @@ static int ipn_priv_init(struct ipn_priv *priv, struct ib_device *ca,
 	priv->hash_seed = get_random_u32();
 	ipc_rng_seed(&priv->rng, get_random_u64());
 	priv->next_deadline = IPC_NO_DEADLINE;
+	priv->due = RB_ROOT_CACHED;
 	priv->rx_size = ipn_recvq_size;
 	priv->tx_size = ipn_sendq_size;
 	priv->paths_max = ipn_paths_max;
@@ -146,6 +147,8 @@ static void ipn_priv_uninit(struct ipn_priv *priv)
 	dev_put(priv->roce_ndev);
 	free_percpu(priv->stats);
 	ipn_path_table_free(priv);
+	/* Every entry freed (FREE leaves the tick's queue, entry.c). */
+	WARN_ON_ONCE(!RB_EMPTY_ROOT(&priv->due.rb_root));
 }
 
 /*

@@ -491,18 +491,6 @@ void ipn_mcast_run(struct ipn_priv *priv)
 	ipn_entry_run(priv, &priv->mc_work);
 }
 
-/* Deadlines. priv->lock held. */
-void ipn_mcast_timers(struct ipn_priv *priv, u64 now)
-{
-	struct ipn_mcast *mc, *tmp;
-
-	lockdep_assert_held(&priv->lock);
-	/* The module parameter may change at any time. */
-	priv->mc_cfg.sendonly_idle_ms = ipn_sendonly_idle();
-	list_for_each_entry_safe(mc, tmp, &priv->mcasts, list)
-		ipn_entry_tick(priv, &mc->e, now);
-}
-
 /* The link machine asked for the broadcast group. Control context. */
 int ipn_mcast_join_bcast(struct ipn_priv *priv)
 {

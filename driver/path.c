@@ -389,19 +389,6 @@ void ipn_path_run(struct ipn_priv *priv)
 	ipn_entry_run(priv, &priv->path_work);
 }
 
-/* Deadlines. priv->lock held. */
-void ipn_path_timers(struct ipn_priv *priv, u64 now)
-{
-	struct hlist_node *tmp;
-	struct ipn_path *path;
-	unsigned int bkt;
-
-	lockdep_assert_held(&priv->lock);
-	for (bkt = 0; bkt < ipn_path_buckets(priv); bkt++)
-		hlist_for_each_entry_safe(path, tmp, &priv->paths[bkt], node)
-			ipn_entry_tick(priv, &path->e, now);
-}
-
 /* Light flush: every handle may be stale (port event, SM change). */
 void ipn_path_flush_all(struct ipn_priv *priv)
 {

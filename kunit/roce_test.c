@@ -677,11 +677,11 @@ static void roce_qp_failed_while_freed(struct kunit *test)
 }
 
 /*
- * Review M3: the tick walks every path, group and connection under
- * priv->lock, and was armed for whichever deadline came first, so n
- * entries with deadlines apart cost n walks of n entries per period. It
- * runs at most once in IPN_TICK_MIN_MS now, however often it is armed:
- * here for "now", every 2 ms for a second.
+ * Review M3: the tick runs under priv->lock, and was armed for whichever
+ * deadline came first, so n entries with deadlines apart cost n runs per
+ * period. It runs at most once in IPN_TICK_MIN_MS now, however often it
+ * is armed: here for "now", every 2 ms for a second. (What a run does is
+ * what is due: sa_tick_runs_what_is_due.)
  */
 static void roce_tick_rate(struct kunit *test)
 {

@@ -84,6 +84,7 @@ static struct kunit_case ipn_sa_cases[] = {
 	KUNIT_CASE(sa_path_revalidation_keeps_sending),
 	KUNIT_CASE(sa_flush_spread_defaults),
 	KUNIT_CASE(sa_path_answer_drops_gid_ref),
+	KUNIT_CASE(sa_tick_runs_what_is_due),
 	{}
 };
 

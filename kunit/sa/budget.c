@@ -439,3 +439,76 @@ static void sa_path_answer_drops_gid_ref(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, kt_path_holds_sgid(priv, gid));
 	KUNIT_EXPECT_NOT_NULL(test, kt_path_ah(priv, gid));
 }
+
+/* Destination i of many (i < 4096), not one of kt_dest()'s; QPN 0x100 + i. */
+static void kt_dest_many(u8 *gid, u8 *hw, int i)
+{
+	struct ipc_addr a = { .qpn = 0x100 + i };
+
+	memcpy(gid, kt_peer_gid, 16);
+	gid[13] = 0x80 | (i >> 8);
+	gid[14] = 0x02;
+	gid[15] = i;
+	memcpy(a.gid, gid, 16);
+	ipc_addr_encode(&a, hw);
+}
+
+#define KT_TICK_PATHS 300
+
+/*
+ * Issue 20, review M3: the tick runs what is due, not the tables.
+ * KT_TICK_PATHS paths resolved (each revalidated 45 to 60 s later), then
+ * the tick made to run about ten times in a second (armed for "now"): it
+ * runs next to no entry. Before, every run visited every path, group and
+ * connection: here at least 5 * KT_TICK_PATHS visits.
+ */
+static void sa_tick_runs_what_is_due(struct kunit *test)
+{
+	struct ipn_priv *priv = ((struct kt_ctx *)test->priv)->priv;
+	unsigned int runs, visits;
+	unsigned long end;
+	u8 (*gid)[16];
+	u8 hw[20];
+	int i;
+
+	gid = kunit_kcalloc(test, KT_TICK_PATHS, 16, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, gid);
+	kt_join_bcast(test, priv);
+	kt_settle(priv);
+	/* Not about the budget: every query asked at once. */
+	ipn_sa_rate = 100000;
+	ipn_sa_burst = 100000;
+	msleep(50);
+	for (i = 0; i < KT_TICK_PATHS; i++) {
+		kt_dest_many(gid[i], hw, i);
+		ipn_kunit_xmit(priv, hw, htonl(0x0a000002));
+	}
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 5000,
+					kt_count_queries() == KT_TICK_PATHS));
+	for (i = 0; i < KT_TICK_PATHS; i++)
+		KUNIT_ASSERT_EQ(test, kt_answer_path(gid[i], 0), 0);
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 5000,
+					kt_paths_in(priv, gid, KT_TICK_PATHS,
+						    IPC_PATH_VALID) ==
+					KT_TICK_PATHS));
+
+	runs = READ_ONCE(priv->tick_runs);
+	visits = READ_ONCE(priv->tick_visits);
+	end = jiffies + HZ;
+	while (time_before(jiffies, end)) {
+		spin_lock_bh(&priv->lock);
+		ipn_tick_arm(priv, ipn_now_ms());
+		spin_unlock_bh(&priv->lock);
+		msleep(IPN_TICK_MIN_MS / 2);
+	}
+	msleep(2 * IPN_TICK_MIN_MS);
+	runs = READ_ONCE(priv->tick_runs) - runs;
+	visits = READ_ONCE(priv->tick_visits) - visits;
+	kunit_info(test, "%d paths: the tick ran %u times and ran %u entries",
+		   KT_TICK_PATHS, runs, visits);
+	KUNIT_EXPECT_GE(test, runs, 5u);
+	KUNIT_EXPECT_LE(test, visits, KT_TICK_PATHS / 10u);
+	/* The paths are still there, resolved: nothing was lost. */
+	KUNIT_EXPECT_EQ(test, kt_paths_in(priv, gid, KT_TICK_PATHS,
+					  IPC_PATH_VALID), KT_TICK_PATHS);
+}
