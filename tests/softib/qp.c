@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * QPs on rdmavt: the driver's per-QP data and the send engine. Posting may
+ * run in softirq (ipoib's xmit) or under MAD locks, so nothing is sent in
+ * the poster's context: every path queues the QP's send work (design: "How
+ * a UD send leaves a QP"). Until the wire exists (build plan step 3), the
+ * work completes each send as a packet the fabric dropped.
+ */
+#include <linux/slab.h>
+
+#include "softib.h"
+
+#define SOFTIB_QPT_DATAGRAM	(BIT(IB_QPT_UD) | BIT(IB_QPT_SMI) | \
+				 BIT(IB_QPT_GSI))
+
+/* What rvt_post_one_wr accepts: UD sends; RC and UC come in step 8. */
+const struct rvt_operation_params softib_qp_post_parms[RVT_OPERATION_MAX] = {
+	[IB_WR_SEND] = {
+		.length = sizeof(struct ib_ud_wr),
+		.qpt_support = SOFTIB_QPT_DATAGRAM,
+	},
+	[IB_WR_SEND_WITH_IMM] = {
+		.length = sizeof(struct ib_ud_wr),
+		.qpt_support = SOFTIB_QPT_DATAGRAM,
+	},
+};
+
+/* The send completion's opcode per work request opcode (rvt_send_complete). */
+const enum ib_wc_opcode softib_qp_wc_opcode[RVT_OPERATION_MAX] = {
+	[IB_WR_SEND] = IB_WC_SEND,
+	[IB_WR_SEND_WITH_IMM] = IB_WC_SEND,
+};
+
+/*
+ * The send work: completes the SWQEs from s_last to s_head. Locks in
+ * rdmavt's order, r_lock then s_lock (qp.c:_rvt_reset_qp): a full CQ
+ * makes rvt_send_complete() reach rvt_error_qp(), which asserts both.
+ */
+static void softib_qp_send_work(struct work_struct *work)
+{
+	struct softib_qp *sqp = container_of(work, struct softib_qp, send_work);
+	struct rvt_qp *qp = sqp->qp;
+	enum ib_wc_status status;
+	unsigned long flags;
+	struct rvt_swqe *wqe;
+	u32 head;
+	int ops;
+
+	spin_lock_irqsave(&qp->r_lock, flags);
+	spin_lock(&qp->s_lock);
+	head = READ_ONCE(qp->s_head);
+	/* Pairs with rvt_post_one_wr()'s smp_wmb() between SWQE and s_head. */
+	smp_rmb();
+	while (qp->s_last != head) {
+		/* A completion may move the QP to the error state. */
+		ops = ib_rvt_state_ops[qp->state];
+		if (ops & RVT_PROCESS_NEXT_SEND_OK)
+			status = IB_WC_SUCCESS;	/* sent; no wire yet */
+		else if (ops & RVT_FLUSH_SEND)
+			status = IB_WC_WR_FLUSH_ERR;
+		else
+			break;
+		wqe = rvt_get_swqe_ptr(qp, qp->s_last);
+		rvt_send_complete(qp, wqe, status);
+	}
+	spin_unlock(&qp->s_lock);
+	spin_unlock_irqrestore(&qp->r_lock, flags);
+}
+
+/* Called with or without s_lock, from any context: only queues. */
+static bool softib_qp_queue_send(struct rvt_qp *qp)
+{
+	struct softib_hca *hca = softib_hca_from_ibdev(qp->ibqp.device);
+	struct softib_qp *sqp = qp->priv;
+
+	if (!(ib_rvt_state_ops[READ_ONCE(qp->state)] &
+	      RVT_PROCESS_OR_FLUSH_SEND))
+		return false;
+	return queue_work(hca->fabric->wq, &sqp->send_work);
+}
+
+static void softib_qp_do_send(struct rvt_qp *qp)
+{
+	softib_qp_queue_send(qp);
+}
+
+/*
+ * A UD message is one packet: it fits the AH's path MTU (log_pmtu, set by
+ * notify_new_ah). Never send inline: see the file comment.
+ */
+static int softib_qp_setup_wqe(struct rvt_qp *qp, struct rvt_swqe *wqe,
+			       bool *call_send)
+{
+	struct rvt_ah *ah;
+
+	switch (qp->ibqp.qp_type) {
+	case IB_QPT_UD:
+	case IB_QPT_SMI:
+	case IB_QPT_GSI:
+		ah = ibah_to_rvtah(wqe->ud_wr.wr.ah);
+		if (wqe->length > (1U << ah->log_pmtu))
+			return -EINVAL;
+		break;
+	default:
+		break;
+	}
+	*call_send = false;
+	return 0;
+}
+
+/*
+ * RC and UC are refused until step 8. Here, not in qp_priv_init: rdmavt
+ * frees the QPN on no error path after qp_priv_init (qp.c:rvt_create_qp,
+ * bail_rq_wq), and qp_priv_alloc runs before the QPN is taken.
+ */
+static void *softib_qp_priv_alloc(struct rvt_dev_info *rdi, struct rvt_qp *qp)
+{
+	struct softib_qp *sqp;
+
+	if (qp->ibqp.qp_type != IB_QPT_UD && qp->ibqp.qp_type != IB_QPT_SMI &&
+	    qp->ibqp.qp_type != IB_QPT_GSI)
+		return ERR_PTR(-EOPNOTSUPP);
+	sqp = kzalloc_node(sizeof(*sqp), GFP_KERNEL, rdi->dparms.node);
+	if (!sqp)
+		return ERR_PTR(-ENOMEM);
+	sqp->qp = qp;
+	INIT_WORK(&sqp->send_work, softib_qp_send_work);
+	return sqp;
+}
+
+/*
+ * A QP already in RESET skips stop_send_queue on destroy
+ * (qp.c:_rvt_reset_qp), and a poster that saw it running may have queued
+ * the work since: wait for it here too.
+ */
+static void softib_qp_priv_free(struct rvt_dev_info *rdi, struct rvt_qp *qp)
+{
+	struct softib_qp *sqp = qp->priv;
+
+	cancel_work_sync(&sqp->send_work);
+	kfree(sqp);
+}
+
+/* _rvt_reset_qp() drops the QP's locks before calling it: may sleep. */
+static void softib_qp_stop_send_queue(struct rvt_qp *qp)
+{
+	struct softib_qp *sqp = qp->priv;
+
+	cancel_work_sync(&sqp->send_work);
+}
+
+/*
+ * No wait lists, and packets will hold copies, not QP references: nothing
+ * to flush, drain or forget on reset or error.
+ */
+static void softib_qp_nothing(struct rvt_qp *qp)
+{
+}
+
+static void softib_qp_notify_restart_rc(struct rvt_qp *qp, u32 psn, int wait)
+{
+}
+
+static struct softib_port *softib_qp_port(struct rvt_dev_info *rdi,
+					  struct rvt_qp *qp)
+{
+	u32 idx = qp->port_num ? qp->port_num - 1 : 0;
+
+	return softib_hca_from_rdi(rdi)->hports[idx].port;
+}
+
+/* The path MTU a QP uses: the lesser of its attribute and the port's. */
+static int softib_qp_get_pmtu_from_attr(struct rvt_dev_info *rdi,
+					struct rvt_qp *qp,
+					struct ib_qp_attr *attr)
+{
+	int port_mtu = READ_ONCE(softib_qp_port(rdi, qp)->neighbor_mtu);
+
+	if (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096)
+		return -EINVAL;
+	return min_t(int, attr->path_mtu, port_mtu);
+}
+
+static u32 softib_qp_mtu_from_qp(struct rvt_dev_info *rdi, struct rvt_qp *qp,
+				 u32 pmtu)
+{
+	return ib_mtu_enum_to_int(pmtu);
+}
+
+static int softib_qp_mtu_to_path_mtu(u32 mtu)
+{
+	return ib_mtu_int_to_enum(mtu);
+}
+
+/* QP0 and QP1 still in rdmavt's per-port slots. */
+static unsigned int softib_qp_free_all_qps(struct rvt_dev_info *rdi)
+{
+	unsigned int n = 0;
+	int p, i;
+
+	for (p = 0; p < rdi->dparms.nports; p++)
+		for (i = 0; i < ARRAY_SIZE(rdi->ports[p]->qp); i++)
+			if (rcu_access_pointer(rdi->ports[p]->qp[i]))
+				n++;
+	return n;
+}
+
+void softib_qp_set_callbacks(struct rvt_driver_provided *f)
+{
+	f->schedule_send = softib_qp_queue_send;
+	f->schedule_send_no_lock = softib_qp_queue_send;
+	f->do_send = softib_qp_do_send;
+	f->setup_wqe = softib_qp_setup_wqe;
+	f->qp_priv_alloc = softib_qp_priv_alloc;
+	f->qp_priv_free = softib_qp_priv_free;
+	f->stop_send_queue = softib_qp_stop_send_queue;
+	f->notify_qp_reset = softib_qp_nothing;
+	f->flush_qp_waiters = softib_qp_nothing;
+	f->quiesce_qp = softib_qp_nothing;
+	f->notify_error_qp = softib_qp_nothing;
+	f->notify_restart_rc = softib_qp_notify_restart_rc;
+	f->get_pmtu_from_attr = softib_qp_get_pmtu_from_attr;
+	f->mtu_from_qp = softib_qp_mtu_from_qp;
+	f->mtu_to_path_mtu = softib_qp_mtu_to_path_mtu;
+	f->free_all_qps = softib_qp_free_all_qps;
+}

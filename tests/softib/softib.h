@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * softib: a simulated InfiniBand fabric for ipoib-ng's tests
+ * (Documentation/softib-design.rst). Test-only: never part of ipoib_ng.ko,
+ * the package or DKMS. One private header; a section per file.
+ */
+#ifndef SOFTIB_H
+#define SOFTIB_H
+
+#include <linux/pci.h>
+#include <linux/spinlock.h>
+#include <linux/sysfs.h>
+#include <linux/workqueue.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_vt.h>
+#include <rdma/rdmavt_qp.h>
+
+/* Module parameter bounds: a small fabric is all the VM tests need. */
+#define SOFTIB_MAX_HCAS			16
+#define SOFTIB_MAX_PORTS_PER_HCA	2
+/* NumPorts is 8 bits (IBA 14.2.5.3); 36 ports is a common switch ASIC. */
+#define SOFTIB_MAX_SWITCH_PORTS		36
+/* PartitionCap: one PKeyTable block of 32 entries (IBA 14.2.5.7). */
+#define SOFTIB_NPKEYS			32
+/* GUIDCap: one GUIDInfo block of 8 GUIDs (IBA 14.2.5.5). */
+#define SOFTIB_GUIDS			8
+/* VLCap 1: data on VL0, SMPs on VL15 (design: "The packet"). */
+#define SOFTIB_DATA_VLS			1
+/* rdmavt tables: 2^16 lkeys, a 256-bucket QPN hash. */
+#define SOFTIB_LKEY_TABLE_BITS		16
+#define SOFTIB_QP_TABLE_SIZE		256
+/* 24-bit PSNs (BTH, IBA 9.2), kept in the top bits as rdmavt expects. */
+#define SOFTIB_PSN_MASK			0xffffff
+#define SOFTIB_PSN_SHIFT		8
+/* Outside the Mellanox IDs for which OpenSM asks ExtendedPortInfo. */
+#define SOFTIB_VENDOR_ID		0x000000
+#define SOFTIB_DEVICE_ID		0x5f1b
+
+/* NodeInfo:NodeType (IBA 14.2.5.3). */
+enum softib_node_type {
+	SOFTIB_NODE_CA = 1,
+	SOFTIB_NODE_SWITCH = 2,
+};
+
+struct softib_fabric;
+struct softib_node;
+
+/*
+ * One end of a cable. The link fields are written under @lock and read
+ * with READ_ONCE() on paths that do not take it.
+ */
+struct softib_port {
+	struct softib_node *node;
+	/* The cable's far end, NULL: none. Set before registration. */
+	struct softib_port *peer;
+	u8 num;				/* port number within the node */
+	spinlock_t lock;
+	u8 state;			/* enum ib_port_state: PortState */
+	u8 phys_state;			/* enum ib_port_phys_state */
+	u16 lid;
+	u8 lmc;
+	u8 neighbor_mtu;		/* enum ib_mtu: NeighborMTU */
+	u8 op_vls;			/* OperationalVLs */
+};
+
+/* A CA or switch of the subnet: what NodeInfo and NodeDescription say. */
+struct softib_node {
+	struct softib_fabric *fabric;
+	enum softib_node_type type;
+	__be64 node_guid;
+	__be64 sys_guid;
+	char name[IB_DEVICE_NAME_MAX];	/* softib1, sw0: for messages */
+	u8 nports;			/* external ports */
+	/* Indexed by port number: a switch's port 0 is its SMA, a CA's unused. */
+	struct softib_port *ports;
+};
+
+/* An HCA port: rdmavt's view and the fabric's. */
+struct softib_hca_port {
+	struct rvt_ibport rvp;
+	struct softib_port *port;
+	u16 pkeys[SOFTIB_NPKEYS];	/* rdmavt reads it without locks */
+	__be64 guids[SOFTIB_GUIDS];	/* GUIDInfo; [0] is the port GUID */
+};
+
+struct softib_hca {
+	struct rvt_dev_info rdi;	/* first: rdma_vt.h "Keep this first" */
+	struct softib_fabric *fabric;
+	struct softib_node node;
+	struct softib_hca_port hports[SOFTIB_MAX_PORTS_PER_HCA];
+};
+
+/* The switch is fabric state, not an ib_device (design: "Objects"). */
+struct softib_switch {
+	struct softib_node node;
+};
+
+struct softib_fabric {
+	/*
+	 * rdmavt prints through get_pci_dev()'s device (risk R1): a zeroed
+	 * pci_dev named "softib", never registered, never a parent.
+	 */
+	struct pci_dev pdev;
+	struct workqueue_struct *wq;	/* the QPs' send work */
+	struct softib_switch sw;
+	u64 guid_base;
+	int nhcas;
+	int ports_per_hca;
+	struct softib_hca *hcas[SOFTIB_MAX_HCAS];
+};
+
+/* Per-QP driver data (rdmavt's qp->priv). */
+struct softib_qp {
+	struct rvt_qp *qp;
+	struct work_struct send_work;
+};
+
+static inline struct softib_hca *softib_hca_from_rdi(struct rvt_dev_info *rdi)
+{
+	return container_of(rdi, struct softib_hca, rdi);
+}
+
+static inline struct softib_hca *softib_hca_from_ibdev(struct ib_device *ibdev)
+{
+	return softib_hca_from_rdi(ib_to_rvt(ibdev));
+}
+
+/* fabric.c */
+struct softib_fabric *softib_fabric_create(int nhcas, int ports_per_hca,
+					   int switch_ports, u64 guid_base);
+void softib_fabric_destroy(struct softib_fabric *fabric);
+int softib_fabric_node_init(struct softib_fabric *fabric,
+			    struct softib_node *node,
+			    enum softib_node_type type, int index, int nports);
+void softib_fabric_node_uninit(struct softib_node *node);
+void softib_fabric_cable(struct softib_port *a, struct softib_port *b);
+void softib_fabric_uncable(struct softib_port *port);
+void softib_fabric_port_disable(struct softib_port *port);
+struct softib_port *softib_fabric_switch_port(struct softib_fabric *fabric,
+					      int hca, int port);
+
+/* hca.c */
+struct softib_hca *softib_hca_create(struct softib_fabric *fabric, int index);
+int softib_hca_register(struct softib_hca *hca);
+void softib_hca_unregister(struct softib_hca *hca);
+void softib_hca_destroy(struct softib_hca *hca);
+
+/* qp.c */
+void softib_qp_set_callbacks(struct rvt_driver_provided *f);
+extern const struct rvt_operation_params softib_qp_post_parms[RVT_OPERATION_MAX];
+extern const enum ib_wc_opcode softib_qp_wc_opcode[];
+
+/* sysfs.c */
+extern const struct attribute_group *softib_sysfs_port_groups[];
+
+#endif /* SOFTIB_H */
