@@ -16,6 +16,9 @@ PKGS=(
 	linux-image-6.12-amd64 linux-image-6.12-rt-amd64
 	qemu-system-x86 busybox-static
 	rdma-core ibverbs-utils ibverbs-providers libibverbs-dev infiniband-diags perftest
+	# The softib fabric's SM and SA (tests/softib/, Documentation/softib-design.rst);
+	# ibverbs-providers' libipathverbs binds softib's HCAs for ibv_devinfo.
+	opensm
 	iproute2 iputils-ping iputils-arping ethtool tcpdump iperf3 procps
 	dkms dh-dkms debhelper dpkg-dev sparse clang clang-format libclang-rt-14-dev
 	cmake libgtest-dev libgmock-dev libbenchmark-dev lcov libmnl-dev
