@@ -1,0 +1,52 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# softib (tests/softib/, Documentation/softib-design.rst): the test-only
+# simulated InfiniBand fabric. Never in ipoib_ng.ko, the top Kbuild, the
+# .deb or DKMS; built alone, like `make -C $KDIR M=$PWD/tests/softib`.
+#
+#   make softib       W=1 builds against Debian's 6.1 and 6.12 headers, each
+#                     in its own copy: build/softib/<release>/softib.ko; any
+#                     compiler or modpost warning fails
+#   make vm-softib    softib, then SOFTIB_SCENARIOS in a VM on each of those
+#                     kernels (/boot/vmlinuz-<release>), results in
+#                     build/vm-softib/<release>/<scenario>/
+#
+# SOFTIB_KRELS      the releases (default: the newest 6.1 and 6.12 -amd64
+#                   with headers installed)
+# SOFTIB_SCENARIOS  default: softib-devices
+# SOFTIB_TIMEOUT    seconds each scenario may take in the VM (default 600)
+
+SOFTIB_KRELS ?= $(strip \
+	$(lastword $(sort $(filter-out %-rt-amd64,$(patsubst /lib/modules/%/build,%, \
+		$(wildcard /lib/modules/6.1.*-amd64/build))))) \
+	$(lastword $(sort $(filter-out %-rt-amd64,$(patsubst /lib/modules/%/build,%, \
+		$(wildcard /lib/modules/6.12.*-amd64/build))))))
+SOFTIB_SCENARIOS ?= softib-devices
+SOFTIB_TIMEOUT ?= 600
+SOFTIB_SRC := $(wildcard $(CURDIR)/tests/softib/*.[ch]) $(CURDIR)/tests/softib/Kbuild
+
+.PHONY: softib vm-softib
+
+softib:
+	@test -n "$(SOFTIB_KRELS)" || \
+		{ echo "softib: no 6.1 or 6.12 headers installed (make setup)"; exit 1; }
+	@set -e; for r in $(SOFTIB_KRELS); do \
+		d=$(BUILD)/softib/$$r; rm -rf $$d; mkdir -p $$d; \
+		cp $(SOFTIB_SRC) $$d/; \
+		echo "softib: $$r"; \
+		$(MAKE) -C /lib/modules/$$r/build M=$$d W=1 -j$(J) modules \
+			> $$d/build.log 2>&1 || \
+			{ cat $$d/build.log; echo "softib: $$r failed"; exit 1; }; \
+		! grep -E "warning:|error:|objtool" $$d/build.log || \
+			{ echo "softib: $$r: warnings above"; exit 1; }; \
+		echo "softib: $$r clean: $$d/softib.ko"; \
+	done
+
+# Every release runs even when one fails; the target fails if any did.
+vm-softib: softib
+	@rc=0; for r in $(SOFTIB_KRELS); do \
+		test -f /boot/vmlinuz-$$r || { echo "vm-softib: no /boot/vmlinuz-$$r"; rc=1; continue; }; \
+		$(CURDIR)/tests/vm/run.sh --out $(BUILD)/vm-softib/$$r \
+			--kernel /boot/vmlinuz-$$r --timeout $(SOFTIB_TIMEOUT) $(VM_FLAGS) \
+			--module $(BUILD)/softib/$$r/softib.ko $(SOFTIB_SCENARIOS) || rc=1; \
+	done; exit $$rc
