@@ -18,6 +18,8 @@ static __be64 softib_fabric_node_guid(struct softib_fabric *fabric, int n)
 	return cpu_to_be64(fabric->guid_base | ((u64)n << 8));
 }
 
+static void softib_fabric_retrain(struct work_struct *work);
+
 static void softib_fabric_port_init(struct softib_node *node,
 				    struct softib_port *port, int num)
 {
@@ -27,8 +29,16 @@ static void softib_fabric_port_init(struct softib_node *node,
 	/* Uncabled: PortState Down, PortPhysicalState Polling (IBA 14.2.5.6). */
 	port->state = IB_PORT_DOWN;
 	port->phys_state = IB_PORT_PHYS_STATE_POLLING;
+	/*
+	 * NeighborMTU and OperationalVLs at their maximum: OpenSM sets a port
+	 * down to retrain it when its values differ (design: "PortInfo").
+	 */
 	port->neighbor_mtu = IB_MTU_4096;
 	port->op_vls = SOFTIB_DATA_VLS;
+	port->link_down_default = IB_PORT_PHYS_STATE_POLLING;
+	port->link_width_enabled = SOFTIB_LINK_WIDTHS;
+	port->link_speed_enabled = SOFTIB_LINK_SPEEDS;
+	INIT_DELAYED_WORK(&port->retrain, softib_fabric_retrain);
 }
 
 /*
@@ -65,19 +75,58 @@ int softib_fabric_node_init(struct softib_fabric *fabric,
 
 void softib_fabric_node_uninit(struct softib_node *node)
 {
+	int i;
+
+	for (i = 0; i <= node->nports; i++)
+		softib_fabric_port_cancel(&node->ports[i]);
 	kfree(node->ports);
 	node->ports = NULL;
+}
+
+/* An HCA port's owner hears of the change (ib_core events). */
+static void softib_fabric_changed(struct softib_port *port, u8 old_state)
+{
+	if (port->node->type == SOFTIB_NODE_CA)
+		softib_hca_port_changed(port, old_state);
 }
 
 static void softib_fabric_link_set(struct softib_port *port, u8 phys_state,
 				   u8 state)
 {
 	unsigned long flags;
+	u8 old;
 
 	spin_lock_irqsave(&port->lock, flags);
+	old = port->state;
 	port->phys_state = phys_state;
 	port->state = state;
 	spin_unlock_irqrestore(&port->lock, flags);
+	softib_fabric_changed(port, old);
+}
+
+/*
+ * PortInfo:PortState Set of ARMED or ACTIVE (IBA 14.2.5.6): ARMED from
+ * INIT or ARMED, ACTIVE from ARMED or ACTIVE, nothing else. 0 or -EINVAL.
+ */
+int softib_fabric_port_set_state(struct softib_port *port, u8 state)
+{
+	unsigned long flags;
+	int ret = -EINVAL;
+	u8 old;
+
+	spin_lock_irqsave(&port->lock, flags);
+	old = port->state;
+	if ((state == IB_PORT_ARMED &&
+	     (old == IB_PORT_INIT || old == IB_PORT_ARMED)) ||
+	    (state == IB_PORT_ACTIVE &&
+	     (old == IB_PORT_ARMED || old == IB_PORT_ACTIVE))) {
+		port->state = state;
+		ret = 0;
+	}
+	spin_unlock_irqrestore(&port->lock, flags);
+	if (!ret)
+		softib_fabric_changed(port, old);
+	return ret;
 }
 
 /*
@@ -115,6 +164,45 @@ void softib_fabric_port_disable(struct softib_port *port)
 	if (port->peer)
 		softib_fabric_link_set(port->peer, IB_PORT_PHYS_STATE_POLLING,
 				       IB_PORT_DOWN);
+}
+
+/*
+ * PortState Down or PortPhysicalState Polling: both ends of the cable
+ * lose the link and poll; SOFTIB_RETRAIN_MS later it trains up to INIT
+ * again, as LinkDownDefaultState Polling makes a real link do.
+ */
+void softib_fabric_port_bounce(struct softib_port *port)
+{
+	struct softib_fabric *fabric = port->node->fabric;
+
+	softib_fabric_link_set(port, IB_PORT_PHYS_STATE_POLLING, IB_PORT_DOWN);
+	if (!port->peer)
+		return;
+	if (READ_ONCE(port->peer->phys_state) != IB_PORT_PHYS_STATE_DISABLED)
+		softib_fabric_link_set(port->peer, IB_PORT_PHYS_STATE_POLLING,
+				       IB_PORT_DOWN);
+	mod_delayed_work(fabric->wq, &port->retrain,
+			 msecs_to_jiffies(SOFTIB_RETRAIN_MS));
+}
+
+static void softib_fabric_retrain(struct work_struct *work)
+{
+	struct softib_port *port = container_of(to_delayed_work(work),
+						struct softib_port, retrain);
+	struct softib_port *peer = port->peer;
+
+	if (!peer ||
+	    READ_ONCE(port->phys_state) != IB_PORT_PHYS_STATE_POLLING ||
+	    READ_ONCE(peer->phys_state) != IB_PORT_PHYS_STATE_POLLING)
+		return;
+	softib_fabric_link_set(port, IB_PORT_PHYS_STATE_LINK_UP, IB_PORT_INIT);
+	softib_fabric_link_set(peer, IB_PORT_PHYS_STATE_LINK_UP, IB_PORT_INIT);
+}
+
+/* Before a cable is pulled: no retrain is pending or running at @port. */
+void softib_fabric_port_cancel(struct softib_port *port)
+{
+	cancel_delayed_work_sync(&port->retrain);
 }
 
 /* The switch port HCA @hca's port @port (1-based) is cabled to. */

@@ -121,6 +121,7 @@ static const struct ib_device_ops softib_hca_ops = {
 	.driver_id = RDMA_DRIVER_QIB,	/* libipathverbs binds it */
 	.port_groups = softib_sysfs_port_groups,
 	.modify_device = softib_hca_modify_device,
+	.process_mad = softib_sma_process_mad,
 };
 
 /* The limits rdmavt enforces (qp.c:rvt_create_qp, cq.c, ah.c, mcast.c). */
@@ -262,21 +263,63 @@ struct softib_hca *softib_hca_create(struct softib_fabric *fabric, int index)
  */
 int softib_hca_register(struct softib_hca *hca)
 {
-	return rvt_register_device(&hca->rdi);
+	int ret = rvt_register_device(&hca->rdi);
+
+	if (!ret)
+		WRITE_ONCE(hca->registered, true);
+	return ret;
 }
 
-/* Destroys every QP left (ULPs' and users'), waiting for each. */
+/*
+ * Destroys every QP left (ULPs' and users'), waiting for each. Events
+ * dispatched before are flushed by ib_core; none is dispatched after.
+ */
 void softib_hca_unregister(struct softib_hca *hca)
 {
+	WRITE_ONCE(hca->registered, false);
 	rvt_unregister_device(&hca->rdi);
+}
+
+/* An asynchronous event to ib_core's clients (cache, ib_sa, IPoIB). */
+void softib_hca_event(struct softib_hca *hca, u32 port_num,
+		      enum ib_event_type type)
+{
+	struct ib_event event = {
+		.device = &hca->rdi.ibdev,
+		.element.port_num = port_num,
+		.event = type,
+	};
+
+	/* ib_dispatch_event() only queues work: any context. */
+	if (READ_ONCE(hca->registered))
+		ib_dispatch_event(&event);
+}
+
+/* PORT_ACTIVE entering ACTIVE, PORT_ERR leaving it (design: "Port states"). */
+void softib_hca_port_changed(struct softib_port *port, u8 old_state)
+{
+	struct softib_hca *hca = container_of(port->node, struct softib_hca,
+					      node);
+	bool active = READ_ONCE(port->state) == IB_PORT_ACTIVE;
+
+	if (active && old_state != IB_PORT_ACTIVE)
+		softib_hca_event(hca, port->num, IB_EVENT_PORT_ACTIVE);
+	else if (!active && old_state == IB_PORT_ACTIVE)
+		softib_hca_event(hca, port->num, IB_EVENT_PORT_ERR);
 }
 
 void softib_hca_destroy(struct softib_hca *hca)
 {
+	struct softib_port *port;
 	int i;
 
-	for (i = 0; i < hca->node.nports; i++)
-		softib_fabric_uncable(hca->hports[i].port);
+	for (i = 0; i < hca->node.nports; i++) {
+		port = hca->hports[i].port;
+		softib_fabric_port_cancel(port);
+		if (port->peer)
+			softib_fabric_port_cancel(port->peer);
+		softib_fabric_uncable(port);
+	}
 	softib_fabric_node_uninit(&hca->node);
 	rvt_dealloc_device(&hca->rdi);
 }

@@ -11,6 +11,7 @@
 #include <linux/spinlock.h>
 #include <linux/sysfs.h>
 #include <linux/workqueue.h>
+#include <rdma/ib_smi.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_vt.h>
 #include <rdma/rdmavt_qp.h>
@@ -26,6 +27,13 @@
 #define SOFTIB_GUIDS			8
 /* VLCap 1: data on VL0, SMPs on VL15 (design: "The packet"). */
 #define SOFTIB_DATA_VLS			1
+/* PortInfo: LinkWidthSupported 1X|4X, LinkSpeedSupported SDR|DDR|QDR. */
+#define SOFTIB_LINK_WIDTHS		(1 | 2)
+#define SOFTIB_LINK_SPEEDS		(1 | 2 | 4)
+/* VLArbitrationTable: low and high priority, two blocks of 32 each. */
+#define SOFTIB_VLARB_BLOCKS		4
+/* A link set down (PortState Down, PhysState Polling) trains up again. */
+#define SOFTIB_RETRAIN_MS		50
 /* rdmavt tables: 2^16 lkeys, a 256-bucket QPN hash. */
 #define SOFTIB_LKEY_TABLE_BITS		16
 #define SOFTIB_QP_TABLE_SIZE		256
@@ -61,6 +69,14 @@ struct softib_port {
 	u8 lmc;
 	u8 neighbor_mtu;		/* enum ib_mtu: NeighborMTU */
 	u8 op_vls;			/* OperationalVLs */
+	/* PortInfo fields the SMA stores (IBA 14.2.5.6). */
+	u8 link_down_default;		/* LinkDownDefaultState */
+	u8 link_width_enabled;
+	u8 link_speed_enabled;
+	u8 vl_stall_hoq;		/* VLStallCount << 5 | HOQLife */
+	u8 error_thresholds;		/* LocalPhyErrors << 4 | Overrun */
+	/* Brings a bounced link back up (softib_fabric_port_bounce). */
+	struct delayed_work retrain;
 };
 
 /* A CA or switch of the subnet: what NodeInfo and NodeDescription say. */
@@ -81,12 +97,16 @@ struct softib_hca_port {
 	struct softib_port *port;
 	u16 pkeys[SOFTIB_NPKEYS];	/* rdmavt reads it without locks */
 	__be64 guids[SOFTIB_GUIDS];	/* GUIDInfo; [0] is the port GUID */
+	/* Stored on Set, not used: VLCap 1 (design: "The attributes"). */
+	u8 sl2vl[8];			/* 16 SLs, a VL in 4 bits each */
+	u8 vlarb[SOFTIB_VLARB_BLOCKS][IB_SMP_DATA_SIZE];
 };
 
 struct softib_hca {
 	struct rvt_dev_info rdi;	/* first: rdma_vt.h "Keep this first" */
 	struct softib_fabric *fabric;
 	struct softib_node node;
+	bool registered;		/* events go to ib_core only then */
 	struct softib_hca_port hports[SOFTIB_MAX_PORTS_PER_HCA];
 };
 
@@ -136,6 +156,9 @@ void softib_fabric_node_uninit(struct softib_node *node);
 void softib_fabric_cable(struct softib_port *a, struct softib_port *b);
 void softib_fabric_uncable(struct softib_port *port);
 void softib_fabric_port_disable(struct softib_port *port);
+void softib_fabric_port_bounce(struct softib_port *port);
+int softib_fabric_port_set_state(struct softib_port *port, u8 state);
+void softib_fabric_port_cancel(struct softib_port *port);
 struct softib_port *softib_fabric_switch_port(struct softib_fabric *fabric,
 					      int hca, int port);
 
@@ -144,11 +167,21 @@ struct softib_hca *softib_hca_create(struct softib_fabric *fabric, int index);
 int softib_hca_register(struct softib_hca *hca);
 void softib_hca_unregister(struct softib_hca *hca);
 void softib_hca_destroy(struct softib_hca *hca);
+void softib_hca_event(struct softib_hca *hca, u32 port_num,
+		      enum ib_event_type type);
+void softib_hca_port_changed(struct softib_port *port, u8 old_state);
 
 /* qp.c */
 void softib_qp_set_callbacks(struct rvt_driver_provided *f);
 extern const struct rvt_operation_params softib_qp_post_parms[RVT_OPERATION_MAX];
 extern const enum ib_wc_opcode softib_qp_wc_opcode[];
+
+/* sma.c */
+int softib_sma_process_mad(struct ib_device *ibdev, int mad_flags,
+			   u32 port_num, const struct ib_wc *in_wc,
+			   const struct ib_grh *in_grh,
+			   const struct ib_mad *in, struct ib_mad *out,
+			   size_t *out_mad_size, u16 *out_mad_pkey_index);
 
 /* sysfs.c */
 extern const struct attribute_group *softib_sysfs_port_groups[];

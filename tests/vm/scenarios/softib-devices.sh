@@ -13,8 +13,8 @@
 # transport and link layer InfiniBand, PORT_INIT, LINK_UP, MTU 4096, LID 0,
 # 4X at 10 Gb/s a lane, the design's GUIDs; ibstat: Initializing, LinkUp,
 # Rate 40, "Link layer: InfiniBand"; rdma link; the cable in sysfs. Then an
-# open uverbs file pins the module, a hop-0 SMP leaves QP0 through the send
-# engine and times out (no SMA before step 2), and 20 unload/load cycles
+# open uverbs file pins the module, a hop-1 SMP leaves QP0 through the send
+# engine and times out (no wire before step 3), and 20 unload/load cycles
 # leave no device, reference, leak message or kernel warning behind.
 
 # shellcheck source=SCRIPTDIR/../lib.sh
@@ -119,10 +119,10 @@ exec {fd}< "$uverbs"
 check_fails rmmod softib
 exec {fd}<&-
 
-# A DR SMP at hop 0: without process_mad (step 2) the MAD layer sends it
-# on QP0; the send engine completes it and nobody answers.
-log "smpquery -D nodeinfo 0 on softib1: no SMA yet, must time out"
-check_fails timeout 60 smpquery -C softib1 -P 1 -t 200 -D nodeinfo 0
+# A DR SMP for hop 1 leaves on QP0: the send engine completes it, and
+# nobody answers before the wire exists (step 3).
+log "smpquery -D nodeinfo 0,1 on softib1: no wire yet, must time out"
+check_fails timeout 60 smpquery -C softib1 -P 1 -t 200 -D nodeinfo 0,1
 
 # Warm up once, then measure what the cycles leave behind.
 unload_softib
