@@ -629,3 +629,34 @@ ping_all() {
 	check_ping n1 fd00::2
 	check_ping n2 fd00::1
 }
+
+# ---------------------------------------------------------------------------
+# softib (tests/softib/, Documentation/softib-design.rst): the scenarios
+# softib-*.sh run with --module PATH/softib.ko, so VM_MODULE is softib.
+
+SOFTIB_HCAS=3
+
+# load_softib: the modules softib and the tools need, then softib (its
+# default parameters); returns when the last HCA's port is there.
+load_softib() {
+	[[ -n $VM_MODULE ]] || fail "no module: run tests/vm/run.sh --module PATH/softib.ko"
+	[[ -f $VM_MODULE ]] || fail "$VM_MODULE: no such file"
+	check modprobe -a rdmavt ib_umad ib_uverbs
+	check insmod "$VM_MODULE"
+	wait_for 30 "softib$((SOFTIB_HCAS - 1))" \
+		test -e /sys/class/infiniband/softib$((SOFTIB_HCAS - 1))/ports/1/state
+}
+
+unload_softib() {
+	check rmmod softib
+	wait_for 30 "softib to unload" test ! -d /sys/module/softib
+}
+
+# expect_lines FILE REGEX...: each extended regex matches a line of FILE.
+expect_lines() {
+	local f=$1 re
+	shift
+	for re in "$@"; do
+		grep -qE -- "$re" "$f" || { cat "$f"; fail "$f: no line matches '$re'"; }
+	done
+}

@@ -20,36 +20,12 @@
 # shellcheck source=SCRIPTDIR/../lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-SOFTIB_HCAS=3
 SOFTIB_CYCLES=20
 # What the cycles may add to vmalloc and unreclaimable slab (kB). One load
 # allocates about 1.6 MB of vmalloc (three 512 kB lkey tables, the QPs'
 # send queues): a leak of anything per cycle shows.
 SOFTIB_VMALLOC_SLACK=1024
 SOFTIB_SLAB_SLACK=1024
-
-[[ -n $VM_MODULE ]] || fail "no module: run tests/vm/run.sh --module PATH/softib.ko"
-[[ -f $VM_MODULE ]] || fail "$VM_MODULE: no such file"
-
-load_softib() {
-	check insmod "$VM_MODULE"
-	wait_for 30 "softib$((SOFTIB_HCAS - 1))" \
-		test -e /sys/class/infiniband/softib$((SOFTIB_HCAS - 1))/ports/1/state
-}
-
-unload_softib() {
-	check rmmod softib
-	wait_for 30 "softib to unload" test ! -d /sys/module/softib
-}
-
-# expect FILE REGEX...: each extended regex matches a line of FILE.
-expect() {
-	local f=$1 re
-	shift
-	for re in "$@"; do
-		grep -qE -- "$re" "$f" || { cat "$f"; fail "$f: no line matches '$re'"; }
-	done
-}
 
 meminfo_kb() {
 	awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo
@@ -59,8 +35,6 @@ softib_devices() {
 	find /sys/class/infiniband -maxdepth 1 -name 'softib*' -printf '%f\n' | sort | xargs
 }
 
-log "modules softib needs: $(modinfo -F depends "$VM_MODULE")"
-check modprobe -a rdmavt ib_umad ib_uverbs
 load_softib
 check rdma link show
 ibv_devices
@@ -73,7 +47,7 @@ for ((i = 0; i < SOFTIB_HCAS; i++)); do
 	n=$((i + 1))	# node number: sw0 is node 0
 	log "$d: ibv_devinfo, ibstat, rdma link, sysfs"
 	check ibv_devinfo -v -d "$d" > "/tmp/$d.devinfo"
-	expect "/tmp/$d.devinfo" \
+	expect_lines "/tmp/$d.devinfo" \
 		"^hca_id:[[:space:]]+$d\$" \
 		"transport:[[:space:]]+InfiniBand \(0\)" \
 		"node_guid:[[:space:]]+0200:0000:0000:0${n}00\$" \
@@ -91,7 +65,7 @@ for ((i = 0; i < SOFTIB_HCAS; i++)); do
 		"GID\[  0\]:[[:space:]]+fe80:0000:0000:0000:0200:0000:0000:0${n}01"
 
 	check ibstat "$d" > "/tmp/$d.ibstat"
-	expect "/tmp/$d.ibstat" \
+	expect_lines "/tmp/$d.ibstat" \
 		"^CA '$d'" \
 		"Number of ports: 1\$" \
 		"Node GUID: 0x0200000000000${n}00\$" \
@@ -102,7 +76,7 @@ for ((i = 0; i < SOFTIB_HCAS; i++)); do
 		"Port GUID: 0x0200000000000${n}01\$" \
 		"Link layer: InfiniBand\$"
 
-	expect <(rdma link show "$d/1") "state INIT physical_state LINK_UP"
+	expect_lines <(rdma link show "$d/1") "state INIT physical_state LINK_UP"
 	peer=$(< "/sys/class/infiniband/$d/ports/1/softib/peer")
 	[[ $peer == "sw0:$n" ]] || fail "$d port 1 is cabled to '$peer', want sw0:$n"
 	[[ $(< "/sys/class/infiniband/$d/ports/1/rate") == "40 Gb/sec (4X QDR)" ]] ||
