@@ -83,11 +83,20 @@ void softib_fabric_node_uninit(struct softib_node *node)
 	node->ports = NULL;
 }
 
-/* An HCA port's owner hears of the change (ib_core events). */
+/*
+ * An HCA port's owner hears of the change (ib_core events); a switch
+ * external port's sets SwitchInfo:PortStateChange (IBA 14.2.5.4).
+ */
 static void softib_fabric_changed(struct softib_port *port, u8 old_state)
 {
-	if (port->node->type == SOFTIB_NODE_CA)
+	struct softib_switch *sw;
+
+	if (port->node->type == SOFTIB_NODE_CA) {
 		softib_hca_port_changed(port, old_state);
+	} else if (port->num && READ_ONCE(port->state) != old_state) {
+		sw = container_of(port->node, struct softib_switch, node);
+		WRITE_ONCE(sw->port_state_change, true);
+	}
 }
 
 static void softib_fabric_link_set(struct softib_port *port, u8 phys_state,
@@ -150,8 +159,9 @@ void softib_fabric_uncable(struct softib_port *port)
 		return;
 	softib_fabric_link_set(port, IB_PORT_PHYS_STATE_POLLING, IB_PORT_DOWN);
 	softib_fabric_link_set(peer, IB_PORT_PHYS_STATE_POLLING, IB_PORT_DOWN);
-	port->peer = NULL;
-	peer->peer = NULL;
+	/* The wire reads peers under rcu_read_lock() (wire.c). */
+	WRITE_ONCE(port->peer, NULL);
+	WRITE_ONCE(peer->peer, NULL);
 }
 
 /*
@@ -240,8 +250,13 @@ struct softib_fabric *softib_fabric_create(int nhcas, int ports_per_hca,
 				      SOFTIB_NODE_SWITCH, 0, switch_ports);
 	if (ret)
 		goto err_wq;
+	ret = softib_switch_init(&fabric->sw);
+	if (ret)
+		goto err_node;
 	return fabric;
 
+err_node:
+	softib_fabric_node_uninit(&fabric->sw.node);
 err_wq:
 	destroy_workqueue(fabric->wq);
 err_free:
@@ -252,6 +267,7 @@ err_free:
 /* After every HCA is gone: no QP is left to queue send work. */
 void softib_fabric_destroy(struct softib_fabric *fabric)
 {
+	softib_switch_uninit(&fabric->sw);
 	softib_fabric_node_uninit(&fabric->sw.node);
 	destroy_workqueue(fabric->wq);
 	kfree(fabric);

@@ -320,6 +320,8 @@ void softib_hca_destroy(struct softib_hca *hca)
 			softib_fabric_port_cancel(port->peer);
 		softib_fabric_uncable(port);
 	}
+	/* Another HCA's send work may still be crossing a pulled cable. */
+	synchronize_rcu();
 	softib_fabric_node_uninit(&hca->node);
 	rvt_dealloc_device(&hca->rdi);
 }

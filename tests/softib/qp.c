@@ -3,8 +3,8 @@
  * QPs on rdmavt: the driver's per-QP data and the send engine. Posting may
  * run in softirq (ipoib's xmit) or under MAD locks, so nothing is sent in
  * the poster's context: every path queues the QP's send work (design: "How
- * a UD send leaves a QP"). Until the wire exists (build plan step 3), the
- * work completes each send as a packet the fabric dropped.
+ * a UD send leaves a QP"). The work completes each send and hands its
+ * packet to the wire (wire.c).
  */
 #include <linux/slab.h>
 
@@ -32,17 +32,122 @@ const enum ib_wc_opcode softib_qp_wc_opcode[RVT_OPERATION_MAX] = {
 };
 
 /*
- * The send work: completes the SWQEs from s_last to s_head. Locks in
- * rdmavt's order, r_lock then s_lock (qp.c:_rvt_reset_qp): a full CQ
- * makes rvt_send_complete() reach rvt_error_qp(), which asserts both.
+ * A UD SWQE as a packet (IBA 9.2, 9.8, 11.4.1.1): LRH from the AH, BTH
+ * and DETH from the QP and WR, the payload copied once from the SGEs. The
+ * SGEs' MR references stay with the SWQE (rvt_send_complete drops them).
+ * NULL if no memory: the packet is lost, as UD allows.
+ */
+static struct softib_pkt *softib_qp_make_pkt(struct rvt_qp *qp,
+					     struct rvt_swqe *wqe)
+{
+	struct softib_hca *hca = softib_hca_from_ibdev(qp->ibqp.device);
+	struct rvt_ah *ah = ibah_to_rvtah(wqe->ud_wr.wr.ah);
+	struct rdma_ah_attr *attr = &ah->attr;
+	struct softib_hca_port *hp;
+	struct rvt_sge_state ss;
+	struct softib_pkt *pkt;
+	u32 left, len, pidx;
+	u8 *p;
+
+	if (wqe->length > SOFTIB_MAX_PAYLOAD)
+		return NULL;
+	pkt = softib_pkt_alloc(wqe->length, GFP_ATOMIC);
+	if (!pkt)
+		return NULL;
+	pkt->port_num = rdma_ah_get_port_num(attr);
+	hp = &hca->hports[pkt->port_num - 1];
+
+	pkt->vl = qp->ibqp.qp_type == IB_QPT_SMI ? SOFTIB_VL15 : ah->vl;
+	pkt->sl = rdma_ah_get_sl(attr);
+	pkt->dlid = rdma_ah_get_dlid(attr);
+	/* A permissive DLID goes with a permissive SLID (IBA 14.2.2.1). */
+	if (pkt->dlid == SOFTIB_LID_PERMISSIVE)
+		pkt->slid = SOFTIB_LID_PERMISSIVE;
+	else
+		pkt->slid = READ_ONCE(hp->port->lid) |
+			    rdma_ah_get_path_bits(attr);
+	if (rdma_ah_get_ah_flags(attr) & IB_AH_GRH) {
+		const struct ib_global_route *grh = rdma_ah_read_grh(attr);
+		union ib_gid sgid = {};
+
+		sgid.global.subnet_prefix = READ_ONCE(hp->rvp.gid_prefix);
+		if (grh->sgid_index < SOFTIB_GUIDS)
+			sgid.global.interface_id =
+				READ_ONCE(hp->guids[grh->sgid_index]);
+		pkt->has_grh = true;
+		/* IPVer 6, TClass, FlowLabel (IBA 8.3.1). */
+		pkt->grh.version_tclass_flow =
+			cpu_to_be32(6 << 28 | grh->traffic_class << 20 |
+				    (grh->flow_label & 0xfffff));
+		/* BTH 12, DETH 8, ImmDt 4, payload, ICRC 4 (IBA 8.3.1). */
+		pkt->grh.paylen = cpu_to_be16(12 + 8 + wqe->length + 4 +
+			(wqe->wr.opcode == IB_WR_SEND_WITH_IMM ? 4 : 0));
+		pkt->grh.next_hdr = 0x1b;	/* IBA 8.3.1: a BTH follows */
+		pkt->grh.hop_limit = grh->hop_limit;
+		pkt->grh.sgid = sgid;
+		pkt->grh.dgid = grh->dgid;
+	}
+	pkt->solicited = !!(wqe->wr.send_flags & IB_SEND_SOLICITED);
+	/* QP1 sends with the WR's P_Key, UD with its QP's (IBA 11.4.1.1). */
+	pidx = qp->ibqp.qp_type == IB_QPT_GSI ? wqe->ud_wr.wr.pkey_index :
+						qp->s_pkey_index;
+	pkt->pkey = pidx < SOFTIB_NPKEYS ? READ_ONCE(hp->pkeys[pidx]) : 0;
+	pkt->dqpn = wqe->ud_wr.wr.remote_qpn;
+	pkt->psn = wqe->psn;
+	/* A Q_Key with the high bit set means the QP's own (IBA 10.2.4). */
+	pkt->qkey = wqe->ud_wr.wr.remote_qkey & BIT(31) ? qp->qkey :
+						       wqe->ud_wr.wr.remote_qkey;
+	pkt->sqpn = qp->ibqp.qp_num;
+	if (wqe->wr.opcode == IB_WR_SEND_WITH_IMM) {
+		pkt->has_imm = true;
+		pkt->imm = wqe->wr.ex.imm_data;
+	}
+
+	ss.sge = wqe->sg_list[0];
+	ss.sg_list = wqe->sg_list + 1;
+	ss.num_sge = wqe->wr.num_sge;
+	ss.total_len = wqe->length;
+	p = pkt->data;
+	for (left = wqe->length; left; left -= len, p += len) {
+		len = rvt_get_sge_length(&ss.sge, left);
+		memcpy(p, ss.sge.vaddr, len);
+		rvt_update_sge(&ss, len, false);
+	}
+	return pkt;
+}
+
+/* Out of the AH's port; to the own LID it loops back in the HCA. */
+static void softib_qp_xmit(struct softib_hca *hca, u32 port_num,
+			   struct softib_pkt *pkt)
+{
+	struct softib_port *port = hca->hports[port_num - 1].port;
+	u16 lid = READ_ONCE(port->lid);
+	u16 mask = ~((1U << READ_ONCE(port->lmc)) - 1);
+
+	if (lid && pkt->dlid < be16_to_cpu(IB_MULTICAST_LID_BASE) &&
+	    (pkt->dlid & mask) == lid)
+		softib_wire_hca_rx(port, pkt);
+	else
+		softib_wire_xmit(port, pkt);
+}
+
+/*
+ * The send work: each SWQE from s_last to s_head becomes a packet and is
+ * completed; the packets go on the wire once the QP's locks are dropped
+ * (a packet may come back to this QP). Locks in rdmavt's order, r_lock
+ * then s_lock (qp.c:_rvt_reset_qp): a full CQ makes rvt_send_complete()
+ * reach rvt_error_qp(), which asserts both.
  */
 static void softib_qp_send_work(struct work_struct *work)
 {
 	struct softib_qp *sqp = container_of(work, struct softib_qp, send_work);
 	struct rvt_qp *qp = sqp->qp;
+	struct softib_hca *hca = softib_hca_from_ibdev(qp->ibqp.device);
+	struct softib_pkt *pkt, *next;
 	enum ib_wc_status status;
 	unsigned long flags;
 	struct rvt_swqe *wqe;
+	LIST_HEAD(batch);
 	u32 head;
 	int ops;
 
@@ -54,17 +159,26 @@ static void softib_qp_send_work(struct work_struct *work)
 	while (qp->s_last != head) {
 		/* A completion may move the QP to the error state. */
 		ops = ib_rvt_state_ops[qp->state];
-		if (ops & RVT_PROCESS_NEXT_SEND_OK)
-			status = IB_WC_SUCCESS;	/* sent; no wire yet */
-		else if (ops & RVT_FLUSH_SEND)
-			status = IB_WC_WR_FLUSH_ERR;
-		else
-			break;
 		wqe = rvt_get_swqe_ptr(qp, qp->s_last);
+		if (ops & RVT_PROCESS_NEXT_SEND_OK) {
+			status = IB_WC_SUCCESS;
+			pkt = softib_qp_make_pkt(qp, wqe);
+			if (pkt)
+				list_add_tail(&pkt->list, &batch);
+		} else if (ops & RVT_FLUSH_SEND) {
+			status = IB_WC_WR_FLUSH_ERR;
+		} else {
+			break;
+		}
 		rvt_send_complete(qp, wqe, status);
 	}
 	spin_unlock(&qp->s_lock);
 	spin_unlock_irqrestore(&qp->r_lock, flags);
+
+	list_for_each_entry_safe(pkt, next, &batch, list) {
+		softib_qp_xmit(hca, pkt->port_num, pkt);
+		kfree(pkt);
+	}
 }
 
 /* Called with or without s_lock, from any context: only queues. */

@@ -51,29 +51,36 @@ static u16 softib_sma_node_desc(struct softib_sma_req *r)
 	return 0;
 }
 
+/* NodeInfo (IBA 14.2.5.3), for HCAs and the switch alike. */
+void softib_sma_node_info_fill(struct ib_node_info *ni,
+			       const struct softib_node *node,
+			       __be64 port_guid, u8 local_port)
+{
+	ni->base_version = IB_MGMT_BASE_VERSION;
+	ni->class_version = SOFTIB_SMA_CLASS_VERSION;
+	ni->node_type = node->type;
+	ni->num_ports = node->nports;
+	ni->sys_guid = node->sys_guid;
+	ni->node_guid = node->node_guid;
+	ni->port_guid = port_guid;
+	ni->partition_cap = cpu_to_be16(SOFTIB_NPKEYS);
+	ni->device_id = cpu_to_be16(SOFTIB_DEVICE_ID);
+	/* OpenSM learns the ingress port from this (ni_rcv_set_links). */
+	ni->local_port_num = local_port;
+	ni->vendor_id[0] = (SOFTIB_VENDOR_ID >> 16) & 0xff;
+	ni->vendor_id[1] = (SOFTIB_VENDOR_ID >> 8) & 0xff;
+	ni->vendor_id[2] = SOFTIB_VENDOR_ID & 0xff;
+}
+
 static u16 softib_sma_node_info(struct softib_sma_req *r)
 {
-	struct ib_node_info *ni = (struct ib_node_info *)r->out;
-	struct softib_node *node = &r->hca->node;
-
 	if (r->set)
 		return SOFTIB_SMA_BAD_ATTR;
 	if (r->attr_mod)
 		return SOFTIB_SMA_BAD_FIELD;
-	ni->base_version = IB_MGMT_BASE_VERSION;
-	ni->class_version = SOFTIB_SMA_CLASS_VERSION;
-	ni->node_type = SOFTIB_NODE_CA;
-	ni->num_ports = node->nports;
-	ni->sys_guid = node->sys_guid;
-	ni->node_guid = node->node_guid;
-	ni->port_guid = READ_ONCE(softib_sma_hport(r, r->port_num)->guids[0]);
-	ni->partition_cap = cpu_to_be16(SOFTIB_NPKEYS);
-	ni->device_id = cpu_to_be16(SOFTIB_DEVICE_ID);
-	/* OpenSM learns the ingress port from this (ni_rcv_set_links). */
-	ni->local_port_num = r->port_num;
-	ni->vendor_id[0] = (SOFTIB_VENDOR_ID >> 16) & 0xff;
-	ni->vendor_id[1] = (SOFTIB_VENDOR_ID >> 8) & 0xff;
-	ni->vendor_id[2] = SOFTIB_VENDOR_ID & 0xff;
+	softib_sma_node_info_fill((struct ib_node_info *)r->out, &r->hca->node,
+				  READ_ONCE(softib_sma_hport(r, r->port_num)->guids[0]),
+				  r->port_num);
 	return 0;
 }
 
@@ -136,8 +143,8 @@ static u8 softib_sma_enable(u8 val, u8 all, u8 supported, u8 old)
 }
 
 /* Every field is checked before any is applied. */
-static bool softib_sma_port_info_ok(const struct ib_port_info *pi,
-				    struct softib_port *port)
+bool softib_sma_port_info_ok(const struct ib_port_info *pi,
+			     struct softib_port *port)
 {
 	u8 state = pi->linkspeed_portstate & 0xf;
 	u8 phys = pi->portphysstate_linkdown >> 4;

@@ -43,6 +43,15 @@
 /* Outside the Mellanox IDs for which OpenSM asks ExtendedPortInfo. */
 #define SOFTIB_VENDOR_ID		0x000000
 #define SOFTIB_DEVICE_ID		0x5f1b
+/* SwitchInfo:LinearFDBCap and MulticastFDBCap (design: "The attributes"). */
+#define SOFTIB_LFT_CAP			49152
+#define SOFTIB_MFT_CAP			1024
+/* The permissive LID (IBA 7.11.1), host order. */
+#define SOFTIB_LID_PERMISSIVE		0xffff
+/* The VL of subnet management packets (IBA 7.6.5). */
+#define SOFTIB_VL15			15
+/* The largest UD payload: a 4096-byte MTU (IBA 9.7.7). */
+#define SOFTIB_MAX_PAYLOAD		4096
 
 /* NodeInfo:NodeType (IBA 14.2.5.3). */
 enum softib_node_type {
@@ -110,9 +119,51 @@ struct softib_hca {
 	struct softib_hca_port hports[SOFTIB_MAX_PORTS_PER_HCA];
 };
 
-/* The switch is fabric state, not an ib_device (design: "Objects"). */
+/*
+ * The switch is fabric state, not an ib_device (design: "Objects"). Its
+ * SMA's state is written under @lock; port 0's LID is node.ports[0].lid.
+ */
 struct softib_switch {
 	struct softib_node node;
+	spinlock_t lock;		/* the tables, SwitchInfo, port 0 */
+	u8 *lft;			/* SOFTIB_LFT_CAP egress ports by LID */
+	u64 *mft;			/* SOFTIB_MFT_CAP port masks by MLID */
+	u16 lft_top;			/* SwitchInfo:LinearFDBTop */
+	u8 life_time;			/* SwitchInfo:LifeTimeValue */
+	bool port_state_change;		/* SwitchInfo:PortStateChange */
+	/* Port 0's PortInfo fields the SMA stores (IBA 14.2.5.6). */
+	__be64 mkey;
+	__be64 gid_prefix;
+	u16 sm_lid;
+	u8 sm_sl;
+	u8 subnet_timeout;
+	u16 pkeys[SOFTIB_NPKEYS];	/* port 0's PKeyTable */
+};
+
+/*
+ * A packet on the wire as a descriptor, not bytes (design: "The packet"):
+ * the LRH, GRH, BTH and DETH fields, the payload copied once at send.
+ */
+struct softib_pkt {
+	struct list_head list;		/* the send work's batch */
+	u8 port_num;			/* the sending HCA port */
+	u8 vl;				/* LRH */
+	u8 sl;
+	u16 dlid;
+	u16 slid;
+	bool has_grh;
+	struct ib_grh grh;		/* wire order, copied verbatim */
+	bool solicited;			/* BTH */
+	u16 pkey;
+	u32 dqpn;
+	u32 psn;
+	u32 qkey;			/* DETH */
+	u32 sqpn;
+	bool has_imm;
+	__be32 imm;
+	u8 hops;			/* links crossed: a loop guard */
+	u32 len;
+	u8 data[];
 };
 
 struct softib_fabric {
@@ -176,7 +227,23 @@ void softib_qp_set_callbacks(struct rvt_driver_provided *f);
 extern const struct rvt_operation_params softib_qp_post_parms[RVT_OPERATION_MAX];
 extern const enum ib_wc_opcode softib_qp_wc_opcode[];
 
+/* wire.c */
+struct softib_pkt *softib_pkt_alloc(u32 len, gfp_t gfp);
+void softib_wire_xmit(struct softib_port *port, struct softib_pkt *pkt);
+void softib_wire_forward(struct softib_switch *sw, struct softib_pkt *pkt);
+void softib_wire_hca_rx(struct softib_port *port, struct softib_pkt *pkt);
+
+/* switch.c */
+int softib_switch_init(struct softib_switch *sw);
+void softib_switch_uninit(struct softib_switch *sw);
+void softib_switch_rx(struct softib_port *port, struct softib_pkt *pkt);
+
 /* sma.c */
+void softib_sma_node_info_fill(struct ib_node_info *ni,
+			       const struct softib_node *node,
+			       __be64 port_guid, u8 local_port);
+bool softib_sma_port_info_ok(const struct ib_port_info *pi,
+			     struct softib_port *port);
 int softib_sma_process_mad(struct ib_device *ibdev, int mad_flags,
 			   u32 port_num, const struct ib_wc *in_wc,
 			   const struct ib_grh *in_grh,
