@@ -10,15 +10,6 @@
 
 #include "softib.h"
 
-/* Get and Set only: GetResp, Trap, Report and the rest pass through. */
-#define SOFTIB_SMA_BAD_METHOD	IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD
-/* Unknown attribute, or Set of a read-only one (0x000C). */
-#define SOFTIB_SMA_BAD_ATTR	IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB
-/* A field or the modifier is invalid (0x001C): nothing is applied. */
-#define SOFTIB_SMA_BAD_FIELD	IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE
-
-/* SMP class version (IBA 14.2.1.1). */
-#define SOFTIB_SMA_CLASS_VERSION	1
 /* PortInfo:RespTimeValue: 4.096 us * 2^8, about 1 ms. */
 #define SOFTIB_SMA_RESP_TIME		8
 /* PortInfo:VLArbHighCap and VLArbLowCap: table entries. */
@@ -44,9 +35,9 @@ static struct softib_hca_port *softib_sma_hport(struct softib_sma_req *r,
 static u16 softib_sma_node_desc(struct softib_sma_req *r)
 {
 	if (r->set)
-		return SOFTIB_SMA_BAD_ATTR;
+		return SOFTIB_SMP_BAD_ATTR;
 	if (r->attr_mod)
-		return SOFTIB_SMA_BAD_FIELD;
+		return SOFTIB_SMP_BAD_FIELD;
 	memcpy(r->out, r->hca->rdi.ibdev.node_desc, IB_DEVICE_NODE_DESC_MAX);
 	return 0;
 }
@@ -57,7 +48,7 @@ void softib_sma_node_info_fill(struct ib_node_info *ni,
 			       __be64 port_guid, u8 local_port)
 {
 	ni->base_version = IB_MGMT_BASE_VERSION;
-	ni->class_version = SOFTIB_SMA_CLASS_VERSION;
+	ni->class_version = SOFTIB_SMP_CLASS_VERSION;
 	ni->node_type = node->type;
 	ni->num_ports = node->nports;
 	ni->sys_guid = node->sys_guid;
@@ -75,9 +66,9 @@ void softib_sma_node_info_fill(struct ib_node_info *ni,
 static u16 softib_sma_node_info(struct softib_sma_req *r)
 {
 	if (r->set)
-		return SOFTIB_SMA_BAD_ATTR;
+		return SOFTIB_SMP_BAD_ATTR;
 	if (r->attr_mod)
-		return SOFTIB_SMA_BAD_FIELD;
+		return SOFTIB_SMP_BAD_FIELD;
 	softib_sma_node_info_fill((struct ib_node_info *)r->out, &r->hca->node,
 				  READ_ONCE(softib_sma_hport(r, r->port_num)->guids[0]),
 				  r->port_num);
@@ -266,13 +257,13 @@ static u16 softib_sma_port_info(struct softib_sma_req *r)
 	u16 status = 0;
 
 	if (port_num > r->hca->node.nports)
-		return SOFTIB_SMA_BAD_FIELD;
+		return SOFTIB_SMP_BAD_FIELD;
 	if (r->set) {
 		if (softib_sma_port_info_ok(pi,
 					    softib_sma_hport(r, port_num)->port))
 			softib_sma_port_info_apply(r, port_num, pi);
 		else
-			status = SOFTIB_SMA_BAD_FIELD;
+			status = SOFTIB_SMP_BAD_FIELD;
 	}
 	softib_sma_port_info_get(r, port_num,
 				 r->set && !status &&
@@ -292,7 +283,7 @@ static u16 softib_sma_pkey_table(struct softib_sma_req *r)
 	int i;
 
 	if ((r->attr_mod & 0xffff) != 0)
-		return SOFTIB_SMA_BAD_FIELD;
+		return SOFTIB_SMP_BAD_FIELD;
 	for (i = 0; i < SOFTIB_NPKEYS; i++) {
 		pkey = be16_to_cpu(in[i]);
 		if (r->set && hp->pkeys[i] != pkey) {
@@ -317,7 +308,7 @@ static u16 softib_sma_guid_info(struct softib_sma_req *r)
 	int i;
 
 	if (r->attr_mod)
-		return SOFTIB_SMA_BAD_FIELD;
+		return SOFTIB_SMP_BAD_FIELD;
 	for (i = 0; i < SOFTIB_GUIDS; i++) {
 		if (r->set && i && hp->guids[i] != in[i]) {
 			WRITE_ONCE(hp->guids[i], in[i]);
@@ -336,7 +327,7 @@ static u16 softib_sma_sl_to_vl(struct softib_sma_req *r)
 	struct softib_hca_port *hp = softib_sma_hport(r, r->port_num);
 
 	if (r->attr_mod)
-		return SOFTIB_SMA_BAD_FIELD;
+		return SOFTIB_SMP_BAD_FIELD;
 	if (r->set)
 		memcpy(hp->sl2vl, r->in, sizeof(hp->sl2vl));
 	memcpy(r->out, hp->sl2vl, sizeof(hp->sl2vl));
@@ -350,7 +341,7 @@ static u16 softib_sma_vl_arb(struct softib_sma_req *r)
 	u32 block = r->attr_mod >> 16;
 
 	if (block < 1 || block > SOFTIB_VLARB_BLOCKS || (r->attr_mod & 0xffff))
-		return SOFTIB_SMA_BAD_FIELD;
+		return SOFTIB_SMP_BAD_FIELD;
 	if (r->set)
 		memcpy(hp->vlarb[block - 1], r->in, IB_SMP_DATA_SIZE);
 	memcpy(r->out, hp->vlarb[block - 1], IB_SMP_DATA_SIZE);
@@ -375,8 +366,24 @@ static u16 softib_sma_attr(struct softib_sma_req *r, __be16 attr_id)
 	case IB_SMP_ATTR_VL_ARB_TABLE:
 		return softib_sma_vl_arb(r);
 	default:
-		return SOFTIB_SMA_BAD_ATTR;
+		return SOFTIB_SMP_BAD_ATTR;
 	}
+}
+
+/*
+ * What an SMA of either kind (an HCA port's, the switch's) answers before
+ * looking at the attribute: a bad base or class version, or a method
+ * other than Get and Set; 0 when the attribute decides.
+ */
+u16 softib_smp_check(const struct ib_smp *smp)
+{
+	if (smp->base_version != IB_MGMT_BASE_VERSION ||
+	    smp->class_version != SOFTIB_SMP_CLASS_VERSION)
+		return IB_MGMT_MAD_STATUS_BAD_VERSION;
+	if (smp->method != IB_MGMT_METHOD_GET &&
+	    smp->method != IB_MGMT_METHOD_SET)
+		return SOFTIB_SMP_BAD_METHOD;
+	return 0;
 }
 
 int softib_sma_process_mad(struct ib_device *ibdev, int mad_flags,
@@ -426,14 +433,8 @@ int softib_sma_process_mad(struct ib_device *ibdev, int mad_flags,
 
 	*smp = *in_smp;
 	memset(smp->data, 0, sizeof(smp->data));
-	if (in_smp->base_version != IB_MGMT_BASE_VERSION ||
-	    in_smp->class_version != SOFTIB_SMA_CLASS_VERSION)
-		status = IB_MGMT_MAD_STATUS_BAD_VERSION;
-	else if (in_smp->method != IB_MGMT_METHOD_GET &&
-		 in_smp->method != IB_MGMT_METHOD_SET)
-		status = SOFTIB_SMA_BAD_METHOD;
-	else
-		status = softib_sma_attr(&req, in_smp->attr_id);
+	status = softib_smp_check(in_smp) ?:
+		 softib_sma_attr(&req, in_smp->attr_id);
 	smp->method = IB_MGMT_METHOD_GET_RESP;
 	smp->status = cpu_to_be16(status);
 	/* The reply travels back along the directed route (IBA 14.2.2). */

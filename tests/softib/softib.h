@@ -34,6 +34,18 @@
 #define SOFTIB_VLARB_BLOCKS		4
 /* A link set down (PortState Down, PhysState Polling) trains up again. */
 #define SOFTIB_RETRAIN_MS		50
+
+/*
+ * An SMA's answers (HCA ports' sma.c, the switch's switch.c), from
+ * <rdma/ib_mad.h>. SMP class version (IBA 14.2.1.1).
+ */
+#define SOFTIB_SMP_CLASS_VERSION	1
+/* Get and Set only: GetResp, Trap, Report and the rest pass through. */
+#define SOFTIB_SMP_BAD_METHOD	IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD
+/* Unknown attribute, or Set of a read-only one (0x000C). */
+#define SOFTIB_SMP_BAD_ATTR	IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB
+/* A field or the modifier is invalid (0x001C): nothing is applied. */
+#define SOFTIB_SMP_BAD_FIELD	IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE
 /* rdmavt tables: 2^16 lkeys, a 256-bucket QPN hash. */
 #define SOFTIB_LKEY_TABLE_BITS		16
 #define SOFTIB_QP_TABLE_SIZE		256
@@ -244,6 +256,7 @@ void softib_sma_node_info_fill(struct ib_node_info *ni,
 			       __be64 port_guid, u8 local_port);
 bool softib_sma_port_info_ok(const struct ib_port_info *pi,
 			     struct softib_port *port);
+u16 softib_smp_check(const struct ib_smp *smp);
 int softib_sma_process_mad(struct ib_device *ibdev, int mad_flags,
 			   u32 port_num, const struct ib_wc *in_wc,
 			   const struct ib_grh *in_grh,

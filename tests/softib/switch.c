@@ -11,12 +11,6 @@
 
 #include "softib.h"
 
-#define SOFTIB_SW_BAD_METHOD	IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD
-#define SOFTIB_SW_BAD_ATTR	IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB
-#define SOFTIB_SW_BAD_FIELD	IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE
-
-/* SMP class version (IBA 14.2.1.1). */
-#define SOFTIB_SW_CLASS_VERSION	1
 /* PortInfo:RespTimeValue: 4.096 us * 2^8, about 1 ms. */
 #define SOFTIB_SW_RESP_TIME	8
 /* LinearForwardingTable: 64 ports per block (IBA 14.2.5.10). */
@@ -89,9 +83,9 @@ static u16 softib_switch_node_info(struct softib_switch_req *r)
 	struct softib_node *node = &r->sw->node;
 
 	if (r->set)
-		return SOFTIB_SW_BAD_ATTR;
+		return SOFTIB_SMP_BAD_ATTR;
 	if (r->attr_mod)
-		return SOFTIB_SW_BAD_FIELD;
+		return SOFTIB_SMP_BAD_FIELD;
 	/* Every port of a switch has port 0's GUID (IBA 14.2.5.3). */
 	softib_sma_node_info_fill((struct ib_node_info *)r->out, node,
 				  node->node_guid, r->in_port);
@@ -101,9 +95,9 @@ static u16 softib_switch_node_info(struct softib_switch_req *r)
 static u16 softib_switch_node_desc(struct softib_switch_req *r)
 {
 	if (r->set)
-		return SOFTIB_SW_BAD_ATTR;
+		return SOFTIB_SMP_BAD_ATTR;
 	if (r->attr_mod)
-		return SOFTIB_SW_BAD_FIELD;
+		return SOFTIB_SMP_BAD_FIELD;
 	snprintf(r->out, IB_DEVICE_NODE_DESC_MAX, "%.32s softib switch",
 		 r->sw->node.name);
 	return 0;
@@ -211,13 +205,13 @@ static u16 softib_switch_port_info(struct softib_switch_req *r)
 	u16 status = 0;
 
 	if (r->attr_mod > r->sw->node.nports)
-		return SOFTIB_SW_BAD_FIELD;
+		return SOFTIB_SMP_BAD_FIELD;
 	port = &r->sw->node.ports[r->attr_mod];
 	if (r->set) {
 		if (softib_sma_port_info_ok(pi, port))
 			softib_switch_port_info_apply(r, port, pi);
 		else
-			status = SOFTIB_SW_BAD_FIELD;
+			status = SOFTIB_SMP_BAD_FIELD;
 	}
 	softib_switch_port_info_get(r, port);
 	return status;
@@ -236,13 +230,13 @@ static u16 softib_switch_switch_info(struct softib_switch_req *r)
 	u16 top;
 
 	if (r->attr_mod)
-		return SOFTIB_SW_BAD_FIELD;
+		return SOFTIB_SMP_BAD_FIELD;
 	spin_lock_irqsave(&sw->lock, flags);
 	if (r->set) {
 		top = be16_to_cpu(in->lft_top);
 		if (top >= SOFTIB_LFT_CAP) {
 			spin_unlock_irqrestore(&sw->lock, flags);
-			return SOFTIB_SW_BAD_FIELD;
+			return SOFTIB_SMP_BAD_FIELD;
 		}
 		sw->lft_top = top;
 		sw->life_time = in->life_time_psc >> 3;
@@ -269,7 +263,7 @@ static u16 softib_switch_lft(struct softib_switch_req *r)
 	unsigned long flags;
 
 	if (r->attr_mod >= SOFTIB_LFT_CAP / SOFTIB_SW_LFT_BLOCK)
-		return SOFTIB_SW_BAD_FIELD;
+		return SOFTIB_SMP_BAD_FIELD;
 	spin_lock_irqsave(&sw->lock, flags);
 	if (r->set)
 		memcpy(&sw->lft[base], r->in, SOFTIB_SW_LFT_BLOCK);
@@ -295,7 +289,7 @@ static u16 softib_switch_mft(struct softib_switch_req *r)
 
 	if (block >= SOFTIB_MFT_CAP / SOFTIB_SW_MFT_BLOCK ||
 	    shift > sw->node.nports || (r->attr_mod & 0x0ffffe00))
-		return SOFTIB_SW_BAD_FIELD;
+		return SOFTIB_SMP_BAD_FIELD;
 	spin_lock_irqsave(&sw->lock, flags);
 	for (i = 0; i < SOFTIB_SW_MFT_BLOCK; i++) {
 		mask = &sw->mft[block * SOFTIB_SW_MFT_BLOCK + i];
@@ -321,7 +315,7 @@ static u16 softib_switch_pkey_table(struct softib_switch_req *r)
 	int i;
 
 	if (r->attr_mod)
-		return SOFTIB_SW_BAD_FIELD;
+		return SOFTIB_SMP_BAD_FIELD;
 	spin_lock_irqsave(&sw->lock, flags);
 	for (i = 0; i < SOFTIB_NPKEYS; i++) {
 		if (r->set)
@@ -350,7 +344,7 @@ static u16 softib_switch_attr(struct softib_switch_req *r, __be16 attr_id)
 	case IB_SMP_ATTR_PKEY_TABLE:
 		return softib_switch_pkey_table(r);
 	default:
-		return SOFTIB_SW_BAD_ATTR;
+		return SOFTIB_SMP_BAD_ATTR;
 	}
 }
 
@@ -385,13 +379,7 @@ static bool softib_switch_sma(struct softib_switch *sw, u8 in_port,
 	memset(smp->data, 0, sizeof(smp->data));
 	r.in = in;
 	r.out = smp->data;
-	if (smp->base_version != IB_MGMT_BASE_VERSION ||
-	    smp->class_version != SOFTIB_SW_CLASS_VERSION)
-		status = IB_MGMT_MAD_STATUS_BAD_VERSION;
-	else if (!r.set && smp->method != IB_MGMT_METHOD_GET)
-		status = SOFTIB_SW_BAD_METHOD;
-	else
-		status = softib_switch_attr(&r, smp->attr_id);
+	status = softib_smp_check(smp) ?: softib_switch_attr(&r, smp->attr_id);
 	smp->method = IB_MGMT_METHOD_GET_RESP;
 	smp->status = cpu_to_be16(status);
 	return true;
