@@ -652,6 +652,18 @@ unload_softib() {
 	wait_for 30 "softib to unload" test ! -d /sys/module/softib
 }
 
+# smp DEV OP...: smpquery -D from DEV's port 1 (hop 0, or the directed
+# route given), output in /tmp/smp.out; fails after SMP_TIMEOUT seconds.
+SMP_TIMEOUT=60
+smp() {
+	local dev=$1
+	shift
+	log "\$ smpquery -C $dev -P 1 -D $*"
+	timeout "$SMP_TIMEOUT" smpquery -C "$dev" -P 1 -t 1000 -D "$@" > /tmp/smp.out 2>&1 ||
+		{ cat /tmp/smp.out; fail "smpquery $* on $dev failed"; }
+	cat /tmp/smp.out
+}
+
 # expect_lines FILE REGEX...: each extended regex matches a line of FILE.
 expect_lines() {
 	local f=$1 re

@@ -20,15 +20,8 @@
 # shellcheck source=SCRIPTDIR/../lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-# smp DEV OP...: smpquery from DEV's port 1, output in /tmp/smp.out.
-smp() {
-	local dev=$1
-	shift
-	log "\$ smpquery -C $dev -P 1 -D $*"
-	timeout 60 smpquery -C "$dev" -P 1 -t 1000 -D "$@" > /tmp/smp.out 2>&1 ||
-		{ cat /tmp/smp.out; fail "smpquery $* on $dev failed"; }
-	cat /tmp/smp.out
-}
+# Through the switch, under TCG: the SMP's retries may take a while.
+SMP_TIMEOUT=60
 
 load_softib
 
