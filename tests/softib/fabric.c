@@ -84,8 +84,11 @@ void softib_fabric_node_uninit(struct softib_node *node)
 }
 
 /*
- * An HCA port's owner hears of the change (ib_core events); a switch
- * external port's sets SwitchInfo:PortStateChange (IBA 14.2.5.4).
+ * An HCA port's owner hears of the change (ib_core events). A switch
+ * external port going Down or coming up from Down sets SwitchInfo:
+ * PortStateChange and traps to the SM (IBA 14.2.5.4: "as a result of
+ * link state machine logic"; switch.c): the SM's own Sets of ARMED and
+ * ACTIVE do not, or every sweep would trap in the middle of itself.
  */
 static void softib_fabric_changed(struct softib_port *port, u8 old_state)
 {
@@ -93,9 +96,11 @@ static void softib_fabric_changed(struct softib_port *port, u8 old_state)
 
 	if (port->node->type == SOFTIB_NODE_CA) {
 		softib_hca_port_changed(port, old_state);
-	} else if (port->num && READ_ONCE(port->state) != old_state) {
+	} else if (port->num &&
+		   (old_state == IB_PORT_DOWN) !=
+		   (READ_ONCE(port->state) == IB_PORT_DOWN)) {
 		sw = container_of(port->node, struct softib_switch, node);
-		WRITE_ONCE(sw->port_state_change, true);
+		softib_switch_port_changed(sw);
 	}
 }
 

@@ -413,7 +413,7 @@ int softib_sma_process_mad(struct ib_device *ibdev, int mad_flags,
 	case IB_MGMT_METHOD_SET:
 		break;
 	case IB_MGMT_METHOD_TRAP_REPRESS:
-		/* No trap is resent before step 4. */
+		/* An HCA's SMA sends no traps (only the switch, switch.c). */
 		return IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_CONSUMED;
 	case IB_MGMT_METHOD_GET_RESP:
 	case IB_MGMT_METHOD_TRAP:

@@ -150,6 +150,11 @@ struct softib_switch {
 	u8 sm_sl;
 	u8 subnet_timeout;
 	u16 pkeys[SOFTIB_NPKEYS];	/* port 0's PKeyTable */
+	/* Trap 128 to the SM until repressed (switch.c, IBA 14.2.5.4). */
+	struct delayed_work trap_work;
+	__be64 trap_tid;		/* the trap in flight, 0: none */
+	u8 trap_sends;			/* sends of it so far */
+	u32 trap_tid_next;
 };
 
 /*
@@ -249,6 +254,7 @@ void softib_wire_hca_rx(struct softib_port *port, struct softib_pkt *pkt);
 int softib_switch_init(struct softib_switch *sw);
 void softib_switch_uninit(struct softib_switch *sw);
 void softib_switch_rx(struct softib_port *port, struct softib_pkt *pkt);
+void softib_switch_port_changed(struct softib_switch *sw);
 
 /* sma.c */
 void softib_sma_node_info_fill(struct ib_node_info *ni,

@@ -20,6 +20,11 @@
 #define SOFTIB_SW_MFT_POSITION	16
 /* SwitchInfo:LifeTimeValue at reset (IBA 14.2.5.4). */
 #define SOFTIB_SW_LIFE_TIME	18
+/* Trap 128: PortStateChange (IBA 14.2.5.1, Table 128). */
+#define SOFTIB_SW_TRAP_LINK	128
+/* A trap not repressed is sent again this often, this many times. */
+#define SOFTIB_SW_TRAP_RESEND_MS	1000
+#define SOFTIB_SW_TRAP_SENDS	5
 
 /* SwitchInfo (IBA 14.2.5.4), the first 20 bytes of the SMP data. */
 struct softib_switch_info {
@@ -51,9 +56,12 @@ struct softib_switch_req {
 	u8 *out;			/* zeroed */
 };
 
+static void softib_switch_trap_work(struct work_struct *work);
+
 int softib_switch_init(struct softib_switch *sw)
 {
 	spin_lock_init(&sw->lock);
+	INIT_DELAYED_WORK(&sw->trap_work, softib_switch_trap_work);
 	sw->lft = kvzalloc(SOFTIB_LFT_CAP, GFP_KERNEL);
 	sw->mft = kvcalloc(SOFTIB_MFT_CAP, sizeof(*sw->mft), GFP_KERNEL);
 	if (!sw->lft || !sw->mft) {
@@ -70,8 +78,10 @@ int softib_switch_init(struct softib_switch *sw)
 	return 0;
 }
 
+/* After every HCA is gone, so that no port change queues a trap again. */
 void softib_switch_uninit(struct softib_switch *sw)
 {
+	cancel_delayed_work_sync(&sw->trap_work);
 	kvfree(sw->lft);
 	kvfree(sw->mft);
 	sw->lft = NULL;
@@ -458,6 +468,109 @@ static void softib_switch_lid_reply(struct softib_switch *sw,
 }
 
 /*
+ * Trap 128 (IBA 14.2.5.4, 14.2.5.1): when PortStateChange goes from 0 to
+ * 1 the switch's SMA traps to the SM, a LID-routed SubnTrap(Notice) from
+ * its LID to the SM LID, QP0 to QP0 on VL15. It is sent again until the
+ * SM answers TrapRepress with its TID (IBA 13.4.9), or clears
+ * PortStateChange, up to SOFTIB_SW_TRAP_SENDS times. Without an SM LID or
+ * a LID of its own the switch cannot trap: the SM's next sweep reads
+ * PortStateChange instead.
+ */
+void softib_switch_port_changed(struct softib_switch *sw)
+{
+	struct softib_fabric *fabric = sw->node.fabric;
+	unsigned long flags;
+	bool first;
+
+	spin_lock_irqsave(&sw->lock, flags);
+	first = !sw->port_state_change;
+	WRITE_ONCE(sw->port_state_change, true);
+	if (first) {
+		sw->trap_tid = cpu_to_be64((u64)SOFTIB_SW_TRAP_LINK << 32 |
+					   ++sw->trap_tid_next);
+		sw->trap_sends = 0;
+	}
+	spin_unlock_irqrestore(&sw->lock, flags);
+	if (first)
+		mod_delayed_work(fabric->wq, &sw->trap_work, 0);
+}
+
+static struct softib_pkt *softib_switch_trap(struct softib_switch *sw)
+{
+	struct ib_mad_notice_attr *ntc;
+	struct softib_pkt *pkt;
+	struct ib_smp *smp;
+	unsigned long flags;
+	u16 lid;
+
+	pkt = softib_pkt_alloc(sizeof(*smp), GFP_KERNEL);
+	if (!pkt)
+		return NULL;
+	smp = (struct ib_smp *)pkt->data;
+	lid = READ_ONCE(sw->node.ports[0].lid);
+	spin_lock_irqsave(&sw->lock, flags);
+	if (!sw->trap_tid || !sw->port_state_change || !sw->sm_lid || !lid ||
+	    sw->trap_sends >= SOFTIB_SW_TRAP_SENDS) {
+		sw->trap_tid = 0;
+		spin_unlock_irqrestore(&sw->lock, flags);
+		kfree(pkt);
+		return NULL;
+	}
+	sw->trap_sends++;
+	smp->tid = sw->trap_tid;
+	pkt->dlid = sw->sm_lid;
+	pkt->sl = sw->sm_sl;
+	spin_unlock_irqrestore(&sw->lock, flags);
+
+	pkt->vl = SOFTIB_VL15;
+	pkt->slid = lid;
+	pkt->pkey = IB_DEFAULT_PKEY_FULL;
+	smp->base_version = IB_MGMT_BASE_VERSION;
+	smp->mgmt_class = IB_MGMT_CLASS_SUBN_LID_ROUTED;
+	smp->class_version = SOFTIB_SMP_CLASS_VERSION;
+	smp->method = IB_MGMT_METHOD_TRAP;
+	smp->attr_id = IB_SMP_ATTR_NOTICE;
+	ntc = (struct ib_mad_notice_attr *)smp->data;
+	ntc->generic_type = IB_NOTICE_TYPE_URGENT;
+	ntc->prod_type_lsb = IB_NOTICE_PROD_SWITCH;
+	ntc->trap_num = cpu_to_be16(SOFTIB_SW_TRAP_LINK);
+	ntc->issuer_lid = cpu_to_be16(lid);
+	/* Table 128: LIDADDR, the switch whose port changed. */
+	ntc->details.raw_data.details[0] = lid >> 8;
+	ntc->details.raw_data.details[1] = lid & 0xff;
+	return pkt;
+}
+
+static void softib_switch_trap_work(struct work_struct *work)
+{
+	struct softib_switch *sw = container_of(to_delayed_work(work),
+						struct softib_switch,
+						trap_work);
+	struct softib_pkt *pkt = softib_switch_trap(sw);
+
+	if (!pkt)
+		return;
+	softib_wire_forward(sw, pkt);
+	kfree(pkt);
+	queue_delayed_work(sw->node.fabric->wq, &sw->trap_work,
+			   msecs_to_jiffies(SOFTIB_SW_TRAP_RESEND_MS));
+}
+
+/* The SM's TrapRepress for the trap in flight ends its resends. */
+static void softib_switch_trap_repress(struct softib_switch *sw,
+				       const struct ib_smp *smp)
+{
+	unsigned long flags;
+
+	if (smp->attr_id != IB_SMP_ATTR_NOTICE)
+		return;
+	spin_lock_irqsave(&sw->lock, flags);
+	if (sw->trap_tid && smp->tid == sw->trap_tid)
+		sw->trap_tid = 0;
+	spin_unlock_irqrestore(&sw->lock, flags);
+}
+
+/*
  * A packet arrives at switch port @port. SMPs on VL15 are switched by
  * their directed route, or, LID-routed, reach the SMA at the switch's LID
  * (LFT entry 0, IBA 18.2.4.3); other packets are forwarded by the LFT.
@@ -490,7 +603,10 @@ void softib_switch_rx(struct softib_port *port, struct softib_pkt *pkt)
 		softib_wire_forward(sw, pkt);
 		return;
 	}
-	if (smp->mgmt_class == IB_MGMT_CLASS_SUBN_LID_ROUTED &&
-	    softib_switch_sma(sw, port->num, smp))
+	if (smp->mgmt_class != IB_MGMT_CLASS_SUBN_LID_ROUTED)
+		return;
+	if (smp->method == IB_MGMT_METHOD_TRAP_REPRESS)
+		softib_switch_trap_repress(sw, smp);
+	else if (softib_switch_sma(sw, port->num, smp))
 		softib_switch_lid_reply(sw, pkt);
 }
