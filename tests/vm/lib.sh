@@ -53,6 +53,10 @@ dump_state() {
 		cat "$d/mcg"
 	done
 	lsmod | grep -E "^($IPOIB_NAME|ib_|rdma)" || true
+	# A scenario's own state (softib-opensm: the SM's threads).
+	if declare -F dump_scenario > /dev/null; then
+		dump_scenario
+	fi
 	echo "--- dmesg tail ---"
 	dmesg | tail -n 30
 }
