@@ -116,7 +116,11 @@ static struct softib_pkt *softib_qp_make_pkt(struct rvt_qp *qp,
 	return pkt;
 }
 
-/* Out of the AH's port; to the own LID it loops back in the HCA. */
+/*
+ * Out of the AH's port; to the own LID it loops back in the HCA. A
+ * multicast packet also loops back to the port's own attached QPs, as
+ * HCAs do (and rxe; IPoIB drops its own echo by source QPN and LID).
+ */
 static void softib_qp_xmit(struct softib_hca *hca, u32 port_num,
 			   struct softib_pkt *pkt)
 {
@@ -124,11 +128,16 @@ static void softib_qp_xmit(struct softib_hca *hca, u32 port_num,
 	u16 lid = READ_ONCE(port->lid);
 	u16 mask = ~((1U << READ_ONCE(port->lmc)) - 1);
 
-	if (lid && pkt->dlid < be16_to_cpu(IB_MULTICAST_LID_BASE) &&
-	    (pkt->dlid & mask) == lid)
-		softib_wire_hca_rx(port, pkt);
-	else
+	if (pkt->dlid >= be16_to_cpu(IB_MULTICAST_LID_BASE) &&
+	    pkt->dlid != SOFTIB_LID_PERMISSIVE) {
+		if (READ_ONCE(port->state) == IB_PORT_ACTIVE)
+			softib_wire_hca_rx(port, pkt);
 		softib_wire_xmit(port, pkt);
+	} else if (lid && (pkt->dlid & mask) == lid) {
+		softib_wire_hca_rx(port, pkt);
+	} else {
+		softib_wire_xmit(port, pkt);
+	}
 }
 
 /*

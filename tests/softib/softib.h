@@ -247,7 +247,8 @@ extern const enum ib_wc_opcode softib_qp_wc_opcode[];
 /* wire.c */
 struct softib_pkt *softib_pkt_alloc(u32 len, gfp_t gfp);
 void softib_wire_xmit(struct softib_port *port, struct softib_pkt *pkt);
-void softib_wire_forward(struct softib_switch *sw, struct softib_pkt *pkt);
+void softib_wire_forward(struct softib_switch *sw, u8 in_port,
+			 struct softib_pkt *pkt);
 void softib_wire_hca_rx(struct softib_port *port, struct softib_pkt *pkt);
 
 /* switch.c */

@@ -464,7 +464,7 @@ static void softib_switch_lid_reply(struct softib_switch *sw,
 	pkt->slid = READ_ONCE(sw->node.ports[0].lid);
 	pkt->dqpn = pkt->sqpn;
 	pkt->sqpn = 0;
-	softib_wire_forward(sw, pkt);
+	softib_wire_forward(sw, 0, pkt);
 }
 
 /*
@@ -550,7 +550,7 @@ static void softib_switch_trap_work(struct work_struct *work)
 
 	if (!pkt)
 		return;
-	softib_wire_forward(sw, pkt);
+	softib_wire_forward(sw, 0, pkt);
 	kfree(pkt);
 	queue_delayed_work(sw->node.fabric->wq, &sw->trap_work,
 			   msecs_to_jiffies(SOFTIB_SW_TRAP_RESEND_MS));
@@ -585,7 +585,7 @@ void softib_switch_rx(struct softib_port *port, struct softib_pkt *pkt)
 
 	if (pkt->vl != SOFTIB_VL15) {
 		if (!lid || pkt->dlid != lid)
-			softib_wire_forward(sw, pkt);
+			softib_wire_forward(sw, port->num, pkt);
 		return;	/* no GSI agent on port 0 (design: open question) */
 	}
 	if (pkt->dqpn != 0 || pkt->len != sizeof(*smp))
@@ -600,7 +600,7 @@ void softib_switch_rx(struct softib_port *port, struct softib_pkt *pkt)
 		return;
 	}
 	if (!lid || pkt->dlid != lid) {
-		softib_wire_forward(sw, pkt);
+		softib_wire_forward(sw, port->num, pkt);
 		return;
 	}
 	if (smp->mgmt_class != IB_MGMT_CLASS_SUBN_LID_ROUTED)

@@ -57,17 +57,51 @@ unlock:
 }
 
 /*
+ * Multicast at the switch (IBA 18.2.4.3.2): a copy out of every port of
+ * the MLID's MulticastForwardingTable entry but the one it came in on.
+ * The packet is reused for each copy: delivery keeps nothing.
+ */
+static void softib_wire_forward_mcast(struct softib_switch *sw, u8 in_port,
+				      struct softib_pkt *pkt)
+{
+	u32 index = pkt->dlid - be16_to_cpu(IB_MULTICAST_LID_BASE);
+	unsigned long flags;
+	u8 hops = pkt->hops;
+	u64 mask = 0;
+	int p;
+
+	if (index >= SOFTIB_MFT_CAP)
+		return;
+	spin_lock_irqsave(&sw->lock, flags);
+	mask = sw->mft[index];
+	spin_unlock_irqrestore(&sw->lock, flags);
+	mask &= ~BIT_ULL(in_port);
+	for (p = 1; p <= sw->node.nports; p++) {
+		if (!(mask & BIT_ULL(p)))
+			continue;
+		pkt->hops = hops;
+		softib_wire_xmit(&sw->node.ports[p], pkt);
+	}
+}
+
+/*
  * LID routing at the switch (IBA 18.2.4.3): unicast by the LFT, entry 0
  * is the switch's own port 0 (handled by the caller), 255 or beyond
- * LinearFDBTop drops. Multicast waits for the MFT in step 5.
+ * LinearFDBTop drops; multicast by the MFT. @in_port is the port the
+ * packet came in on, 0 for the switch's own.
  */
-void softib_wire_forward(struct softib_switch *sw, struct softib_pkt *pkt)
+void softib_wire_forward(struct softib_switch *sw, u8 in_port,
+			 struct softib_pkt *pkt)
 {
 	unsigned long flags;
 	u8 out = 0;
 
-	if (pkt->dlid >= be16_to_cpu(IB_MULTICAST_LID_BASE))
+	if (pkt->dlid == SOFTIB_LID_PERMISSIVE)
 		return;
+	if (pkt->dlid >= be16_to_cpu(IB_MULTICAST_LID_BASE)) {
+		softib_wire_forward_mcast(sw, in_port, pkt);
+		return;
+	}
 	spin_lock_irqsave(&sw->lock, flags);
 	if (pkt->dlid <= sw->lft_top)
 		out = sw->lft[pkt->dlid];
@@ -120,8 +154,6 @@ static bool softib_wire_dlid_ok(struct softib_port *port,
 
 	if (pkt->dlid == SOFTIB_LID_PERMISSIVE)
 		return pkt->vl == SOFTIB_VL15;
-	if (pkt->dlid >= be16_to_cpu(IB_MULTICAST_LID_BASE))
-		return false;	/* multicast: step 5 */
 	return lid && (pkt->dlid & mask) == lid;
 }
 
@@ -187,9 +219,63 @@ unlock:
 }
 
 /*
+ * The checks of the receiving QP (IBA 10.9.3, 13.5.1): its P_Key, and
+ * on QP1 the GSI Q_Key, on UD the QP's own. Then into the QP. Called
+ * with rcu_read_lock() held.
+ */
+static void softib_wire_qp_check_rx(struct softib_hca_port *hp,
+				    struct rvt_qp *qp, struct softib_pkt *pkt,
+				    u8 path_bits)
+{
+	int pkey_index;
+	u32 qkey;
+
+	pkey_index = softib_wire_pkey_index(hp, qp, pkt->pkey);
+	if (pkey_index < 0) {
+		hp->rvp.pkey_violations++;
+		return;
+	}
+	if (qp->ibqp.qp_type != IB_QPT_SMI) {
+		qkey = qp->ibqp.qp_type == IB_QPT_GSI ? IB_QP1_QKEY : qp->qkey;
+		if (pkt->qkey != qkey) {
+			hp->rvp.qkey_violations++;
+			return;
+		}
+	}
+	softib_wire_qp_rx(qp, pkt, pkey_index, path_bits);
+}
+
+/*
+ * A multicast packet at an HCA port (IBA 10.5.2.2): it needs a GRH, whose
+ * MGID with the DLID names the group, and QPN 0xFFFFFF; every QP of the
+ * port attached to the group gets it (rdmavt's mcast.c holds the
+ * attachments), the sender's own QP too when it is attached.
+ */
+static void softib_wire_mcast_rx(struct softib_hca_port *hp,
+				 struct softib_pkt *pkt)
+{
+	struct rvt_mcast_qp *mqp;
+	struct rvt_mcast *mcast;
+
+	if (!pkt->has_grh || pkt->vl == SOFTIB_VL15 ||
+	    pkt->dqpn != IB_MULTICAST_QPN)
+		return;
+	mcast = rvt_mcast_find(&hp->rvp, &pkt->grh.dgid, pkt->dlid);
+	if (!mcast)
+		return;
+	rcu_read_lock();
+	list_for_each_entry_rcu(mqp, &mcast->qp_list, list)
+		softib_wire_qp_check_rx(hp, mqp->qp, pkt, 0);
+	rcu_read_unlock();
+	/* rvt_multicast_detach() waits for the last reference. */
+	if (atomic_dec_return(&mcast->refcount) <= 1)
+		wake_up(&mcast->wait);
+}
+
+/*
  * A packet arrives at HCA port @port (design: "Receive: into the
  * destination QP"). QP0 takes VL15 only and VL15 goes to QP0 only
- * (IBA 9.6.1.1); QP1 checks the GSI Q_Key (IBA 13.5.1), UD its QP's.
+ * (IBA 9.6.1.1).
  */
 void softib_wire_hca_rx(struct softib_port *port, struct softib_pkt *pkt)
 {
@@ -198,9 +284,12 @@ void softib_wire_hca_rx(struct softib_port *port, struct softib_pkt *pkt)
 	struct softib_hca_port *hp = &hca->hports[port->num - 1];
 	struct rvt_qp *qp;
 	u8 path_bits = 0;
-	int pkey_index;
-	u32 qkey;
 
+	if (pkt->dlid >= be16_to_cpu(IB_MULTICAST_LID_BASE) &&
+	    pkt->dlid != SOFTIB_LID_PERMISSIVE) {
+		softib_wire_mcast_rx(hp, pkt);
+		return;
+	}
 	if (!softib_wire_dlid_ok(port, pkt))
 		return;
 	if (pkt->dlid != SOFTIB_LID_PERMISSIVE)
@@ -209,21 +298,7 @@ void softib_wire_hca_rx(struct softib_port *port, struct softib_pkt *pkt)
 		return;
 	rcu_read_lock();
 	qp = rvt_lookup_qpn(&hca->rdi, &hp->rvp, pkt->dqpn);
-	if (!qp)
-		goto unlock;
-	pkey_index = softib_wire_pkey_index(hp, qp, pkt->pkey);
-	if (pkey_index < 0) {
-		hp->rvp.pkey_violations++;
-		goto unlock;
-	}
-	if (qp->ibqp.qp_type != IB_QPT_SMI) {
-		qkey = qp->ibqp.qp_type == IB_QPT_GSI ? IB_QP1_QKEY : qp->qkey;
-		if (pkt->qkey != qkey) {
-			hp->rvp.qkey_violations++;
-			goto unlock;
-		}
-	}
-	softib_wire_qp_rx(qp, pkt, pkey_index, path_bits);
-unlock:
+	if (qp)
+		softib_wire_qp_check_rx(hp, qp, pkt, path_bits);
 	rcu_read_unlock();
 }
