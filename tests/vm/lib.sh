@@ -656,6 +656,48 @@ unload_softib() {
 	wait_for 30 "softib to unload" test ! -d /sys/module/softib
 }
 
+# start_opensm: Debian's OpenSM as SM and SA on softib0's port 1, with
+# /tmp/partitions.conf (written here with the IPoIB default partition if
+# the scenario wrote none), log in $OSM_LOG (the results folder, kept on
+# the host); returns at its first SUBNET UP with every HCA port ACTIVE.
+# The VM's root is read-only: OpenSM's cache (guid2lid) and dumps go to
+# /tmp. -d2 flushes every log line (force_log_flush): without it
+# "SUBNET UP" waits in stdio's buffer and a finished sweep looks hung.
+OSM_LOG=$VM_OUT/opensm.log
+start_opensm() {
+	local guid i
+	guid=$(ibstat -p softib0 | head -n1)
+	[[ $guid == 0x* ]] || fail "softib0: no port GUID ($guid)"
+	[[ -f /tmp/partitions.conf ]] ||
+		echo "Default=0x7fff, ipoib : ALL=full ;" > /tmp/partitions.conf
+	export OSM_CACHE_DIR=/tmp/opensm-cache OSM_TMP_DIR=/tmp/opensm-tmp
+	mkdir -p "$OSM_CACHE_DIR" "$OSM_TMP_DIR"
+	rm -f "$OSM_LOG"
+	check opensm -B -d2 -g "$guid" -t 1000 -s 10 \
+		-P /tmp/partitions.conf -f "$OSM_LOG"
+	# The first sweep takes about a second here; two minutes is a failure.
+	wait_for 120 "OpenSM's SUBNET UP" grep -q "SUBNET UP" "$OSM_LOG"
+	for ((i = 0; i < SOFTIB_HCAS; i++)); do
+		wait_for 30 "softib$i port 1 ACTIVE" \
+			grep -q ACTIVE /sys/class/infiniband/softib$i/ports/1/state
+	done
+}
+
+# stop_opensm: OpenSM exits; its log must hold no error (no MAD timed
+# out, no attribute refused, no trap from an unknown LID).
+stop_opensm() {
+	if grep -E "ERR [0-9A-F]{4}" "$OSM_LOG"; then
+		fail "errors in OpenSM's log"
+	fi
+	check pkill -TERM -x opensm
+	wait_for 30 "opensm to exit" sh -c "! pgrep -x opensm"
+}
+
+# port_field DEV FIELD: a field of ibstat's port 1, e.g. "Base lid".
+port_field() {
+	ibstat "$1" 1 | sed -n "s/^[[:space:]]*$2: //p"
+}
+
 # smp DEV OP...: smpquery -D from DEV's port 1 (hop 0, or the directed
 # route given), output in /tmp/smp.out; fails after SMP_TIMEOUT seconds.
 SMP_TIMEOUT=60

@@ -1,0 +1,105 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# softib-ud: UD data and multicast over the soft-IB fabric managed by
+# OpenSM, build plan step 5 of Documentation/softib-design.rst. Packets
+# cross the switch by DLID through the LFT and by MLID through the MFT
+# that OpenSM programmed; the receiving port checks the P_Key and the
+# Q_Key.
+#
+# Asserts: ibv_ud_pingpong softib1 -> softib2 by LID, 200 round trips, and
+# between two QPs of softib1 (the HCA's own loopback); the in-tree
+# ib_ipoib on softib1 and softib2, each in a namespace: carrier after its
+# broadcast group join through the SA (OpenSM's MCMemberRecords), ARP and
+# ND, ping IPv4 and IPv6 both ways; the SA lists both members of the
+# IPv4 broadcast group.
+
+# shellcheck source=SCRIPTDIR/../lib.sh
+. "$(dirname "$0")/../lib.sh"
+
+load_softib
+start_opensm
+lid1=$(port_field softib1 "Base lid")
+lid2=$(port_field softib2 "Base lid")
+log "softib1 LID $lid1, softib2 LID $lid2"
+
+# ud_pingpong DEV_SERVER DEV_CLIENT: 200 round trips of 2048 bytes by LID
+# (no -g: no GRH), the LIDs and QPNs exchanged over TCP on loopback.
+ud_pingpong() {
+	local port=$((18515 + RANDOM % 1000))
+	log "\$ ibv_ud_pingpong -d $1 (server); -d $2 (client), 200 iterations"
+	timeout 120 ibv_ud_pingpong -d "$1" -i 1 -p "$port" -n 200 \
+		> /tmp/udp-server.out 2>&1 &
+	local server=$!
+	sleep 1
+	timeout 120 ibv_ud_pingpong -d "$2" -i 1 -p "$port" -n 200 localhost \
+		> /tmp/udp-client.out 2>&1 ||
+		{ cat /tmp/udp-client.out /tmp/udp-server.out; fail "ibv_ud_pingpong $2 -> $1 failed"; }
+	wait "$server" ||
+		{ cat /tmp/udp-client.out /tmp/udp-server.out; fail "ibv_ud_pingpong server on $1 failed"; }
+	cat /tmp/udp-client.out
+	expect_lines /tmp/udp-client.out "409600 bytes in .* seconds" "200 iters in"
+}
+ud_pingpong softib2 softib1
+ud_pingpong softib1 softib1
+
+# The netdev ib_ipoib made for DEV: its hardware address ends with the
+# port GUID (RFC 4391 s9.1.1: QPN, then the port GID).
+ipoib_of() {
+	local guid d
+	guid=$(ibstat -p "$1" | head -n1)
+	guid=${guid#0x}
+	guid=$(sed 's/../&:/g; s/:$//' <<< "$guid")
+	for d in /sys/class/net/*; do
+		[[ $(cat "$d/type") == 32 ]] || continue
+		[[ $(cat "$d/address") == *"$guid" ]] && { echo "${d##*/}"; return; }
+	done
+	return 1
+}
+
+log "the in-tree ib_ipoib on softib1 and softib2"
+check modprobe ib_ipoib
+wait_for 30 "ib_ipoib's netdev for softib2" ipoib_of softib2
+if1=$(ipoib_of softib1)
+if2=$(ipoib_of softib2)
+log "softib1: $if1, softib2: $if2"
+ns_create n1
+ns_create n2
+check ip link set "$if1" netns n1
+check ip link set "$if2" netns n2
+check ip -n n1 addr add 10.2.0.1/24 dev "$if1"
+check ip -n n2 addr add 10.2.0.2/24 dev "$if2"
+check ip -n n1 addr add fd02::1/64 dev "$if1" nodad
+check ip -n n2 addr add fd02::2/64 dev "$if2" nodad
+check ip -n n1 link set "$if1" up
+check ip -n n2 link set "$if2" up
+# Carrier only once the broadcast group is joined through the SA.
+wait_for 60 "$if1 carrier" sh -c "ip -n n1 link show $if1 | grep -q LOWER_UP"
+wait_for 60 "$if2 carrier" sh -c "ip -n n2 link show $if2 | grep -q LOWER_UP"
+
+wait_for 60 "ping 10.2.0.2" ping_works n1 10.2.0.2
+check_ping n1 10.2.0.2
+check_ping n2 10.2.0.1
+wait_for 60 "ping fd02::2" ping_works n1 fd02::2
+check_ping n1 fd02::2
+check_ping n2 fd02::1
+check ip -n n1 neigh show dev "$if1"
+ip -n n1 neigh show dev "$if1" | grep -q "10.2.0.2 .*lladdr" ||
+	fail "$if1: no ARP entry for 10.2.0.2"
+
+log "the SA saw the joins: both ports are members of the broadcast group"
+# ff12:401b:ffff::ffff:ffff, the IPv4 broadcast group of P_Key 0xffff
+# (RFC 4391 s4); members' records go to trusted requesters (SM_Key 1).
+timeout 60 saquery -C softib0 -P 1 -t 1000 --smkey 1 \
+	--mgid ff12:401b:ffff::ffff:ffff MCMR > /tmp/mcm.out 2>&1 ||
+	{ cat /tmp/mcm.out; fail "saquery MCMemberRecord failed"; }
+cat /tmp/mcm.out
+expect_lines /tmp/mcm.out "PortGid\.+fe80::200:0:0:201\$" \
+	"PortGid\.+fe80::200:0:0:301\$"
+
+check ip -n n1 link set "$if1" netns 1
+check ip -n n2 link set "$if2" netns 1
+check rmmod ib_ipoib
+stop_opensm
+unload_softib
+log "softib-ud: PASS"
