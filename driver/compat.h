@@ -32,6 +32,13 @@
 #define KUNIT_ASSERT_FAILURE KUNIT_FAIL_AND_ABORT
 #endif
 
+/* IB_SPEED_XDR (200 Gb/s lanes) is in 6.12's enum ib_port_speed, not 6.1's. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#define IPN_IB_SPEED_XDR IB_SPEED_XDR
+#else
+#define IPN_IB_SPEED_XDR 256	/* the value 6.12 gives it */
+#endif
+
 /* 6.12: asm/unaligned.h moved to linux/unaligned.h. */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
 #define IPN_UNALIGNED_H "linux/unaligned.h"

@@ -21,6 +21,50 @@ static void ipn_get_drvinfo(struct net_device *dev,
 }
 
 /*
+ * An InfiniBand port's rate in Mb/s, as ethtool reports it: its lanes
+ * (PortInfo:LinkWidthActive, IBA 14.2.5.6) times the nominal rate of one
+ * (LinkSpeedActive and LinkSpeedExtActive): SDR 2.5, DDR 5, QDR and FDR10
+ * 10, FDR 14, EDR 25, HDR 50, NDR 100, XDR 200 Gb/s. SPEED_UNKNOWN for a
+ * width or speed the kernel has no name for.
+ */
+u32 ipn_ib_link_speed(u8 width, u16 speed)
+{
+	int lanes = ib_width_enum_to_int(width);
+	u32 lane;
+
+	switch (speed) {
+	case IB_SPEED_SDR:
+		lane = SPEED_2500;
+		break;
+	case IB_SPEED_DDR:
+		lane = SPEED_5000;
+		break;
+	case IB_SPEED_QDR:
+	case IB_SPEED_FDR10:
+		lane = SPEED_10000;
+		break;
+	case IB_SPEED_FDR:
+		lane = SPEED_14000;
+		break;
+	case IB_SPEED_EDR:
+		lane = SPEED_25000;
+		break;
+	case IB_SPEED_HDR:
+		lane = SPEED_50000;
+		break;
+	case IB_SPEED_NDR:
+		lane = SPEED_100000;
+		break;
+	case IPN_IB_SPEED_XDR:
+		lane = SPEED_200000;
+		break;
+	default:
+		return SPEED_UNKNOWN;
+	}
+	return lanes > 0 ? lanes * lane : SPEED_UNKNOWN;
+}
+
+/*
  * RoCE: the Ethernet netdev's settings (rtnl is held, as
  * __ethtool_get_link_ksettings wants; ib_query_port is not called, rxe
  * takes rtnl in it). InfiniBand: the port's speed times its width.
@@ -50,12 +94,8 @@ static int ipn_get_link_ksettings(struct net_device *dev,
 	ret = ib_query_port(priv->ca, priv->port, &attr);
 	if (ret)
 		return ret;
-	cmd->base.speed = ib_width_enum_to_int(attr.active_width) *
-			  (attr.active_speed >= IB_SPEED_HDR ? 50000 :
-			   attr.active_speed >= IB_SPEED_EDR ? 25000 :
-			   attr.active_speed >= IB_SPEED_FDR ? 14000 :
-			   attr.active_speed >= IB_SPEED_QDR ? 10000 :
-			   attr.active_speed >= IB_SPEED_DDR ? 5000 : 2500);
+	cmd->base.speed = ipn_ib_link_speed(attr.active_width,
+					    attr.active_speed);
 	return 0;
 }
 

@@ -965,6 +965,7 @@ void ipn_debugfs_remove(struct ipn_priv *priv);
 
 /* ethtool.c */
 extern const struct ethtool_ops ipn_ethtool_ops;
+u32 ipn_ib_link_speed(u8 width, u16 speed);
 
 /* genl.c */
 int ipn_genl_init(void);

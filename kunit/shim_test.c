@@ -2,8 +2,9 @@
 /*
  * shim_test.c - suite ipoib_ng_shim: the C shim with real sk_buffs and a
  * real (unregistered) net_device set up by the driver's own ipn_setup():
- * header_ops, the IP group scope read from a frame, the MTU rule, and the
- * mapping of each ib_event to the core's events.
+ * header_ops, the IP group scope read from a frame, the MTU rule, the
+ * mapping of each ib_event to the core's events, and ethtool's speed of
+ * an InfiniBand port.
  */
 #define IPN_KUNIT 1
 #include <kunit/test.h>
@@ -468,6 +469,53 @@ static void shim_rx_resolution(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ipn_stat(priv, rx_dropped), 3u);
 }
 
+/*
+ * ethtool's speed of an InfiniBand port from its attributes: every width
+ * times every speed the kernel names, NDR's 100 and XDR's 200 Gb/s lanes
+ * included, and SPEED_UNKNOWN for what it does not name.
+ */
+static void shim_ib_link_speed(struct kunit *test)
+{
+	static const struct { u8 width; u32 lanes; } widths[] = {
+		{ IB_WIDTH_1X, 1 }, { IB_WIDTH_2X, 2 }, { IB_WIDTH_4X, 4 },
+		{ IB_WIDTH_8X, 8 }, { IB_WIDTH_12X, 12 },
+	};
+	static const struct { u16 speed; u32 mbps; } speeds[] = {
+		{ IB_SPEED_SDR, 2500 }, { IB_SPEED_DDR, 5000 },
+		{ IB_SPEED_QDR, 10000 }, { IB_SPEED_FDR10, 10000 },
+		{ IB_SPEED_FDR, 14000 }, { IB_SPEED_EDR, 25000 },
+		{ IB_SPEED_HDR, 50000 }, { IB_SPEED_NDR, 100000 },
+		{ IPN_IB_SPEED_XDR, 200000 },
+	};
+	unsigned int w, v;
+
+	for (w = 0; w < ARRAY_SIZE(widths); w++)
+		for (v = 0; v < ARRAY_SIZE(speeds); v++)
+			KUNIT_EXPECT_EQ_MSG(test,
+				ipn_ib_link_speed(widths[w].width,
+						  speeds[v].speed),
+				widths[w].lanes * speeds[v].mbps,
+				"width %u speed %u", widths[w].width,
+				speeds[v].speed);
+	/* The figures users quote: 4X NDR 400G, 4X XDR 800G, 12X EDR 300G. */
+	KUNIT_EXPECT_EQ(test, ipn_ib_link_speed(IB_WIDTH_4X, IB_SPEED_NDR),
+			(u32)SPEED_400000);
+	KUNIT_EXPECT_EQ(test, ipn_ib_link_speed(IB_WIDTH_4X, IPN_IB_SPEED_XDR),
+			800000u);
+	KUNIT_EXPECT_EQ(test, ipn_ib_link_speed(IB_WIDTH_12X, IB_SPEED_EDR),
+			300000u);
+	KUNIT_EXPECT_EQ(test, ipn_ib_link_speed(0, IB_SPEED_QDR),
+			(u32)SPEED_UNKNOWN);
+	KUNIT_EXPECT_EQ(test, ipn_ib_link_speed(3, IB_SPEED_QDR),
+			(u32)SPEED_UNKNOWN);
+	KUNIT_EXPECT_EQ(test, ipn_ib_link_speed(IB_WIDTH_4X, 0),
+			(u32)SPEED_UNKNOWN);
+	KUNIT_EXPECT_EQ(test, ipn_ib_link_speed(IB_WIDTH_4X, 3),
+			(u32)SPEED_UNKNOWN);
+	KUNIT_EXPECT_EQ(test, ipn_ib_link_speed(IB_WIDTH_4X, 512),
+			(u32)SPEED_UNKNOWN);
+}
+
 static struct kunit_case ipn_shim_cases[] = {
 	KUNIT_CASE(shim_setup_device),
 	KUNIT_CASE(shim_header_create),
@@ -478,6 +526,7 @@ static struct kunit_case ipn_shim_cases[] = {
 	KUNIT_CASE(shim_rx_frame),
 	KUNIT_CASE(shim_rx_frame_roce_ipv4),
 	KUNIT_CASE(shim_rx_resolution),
+	KUNIT_CASE(shim_ib_link_speed),
 	{}
 };
 
