@@ -35,6 +35,7 @@ help:
 	@echo "make vm-check-612   VM_SCENARIOS on Debian's 6.12 (vm-check-612rt: PREEMPT_RT)"
 	@echo "make softib         tests/softib/softib.ko (test-only) for 6.1 and 6.12, W=1"
 	@echo "make vm-softib      the softib-* scenarios on 6.1 and 6.12"
+	@echo "make vm-softib-ipoib ipoib_ng over softib and OpenSM (ib-*) on 6.1 and 6.12"
 	@echo "make ipoibctl       build/userspace/ipoibctl, the command-line tool (libmnl)"
 	@echo "make userspace-check  ipoibctl's own tests, the YNL spec validated"
 	@echo "make install / dkms-install"

@@ -10,6 +10,9 @@
 #   make vm-softib    softib, then SOFTIB_SCENARIOS in a VM on each of those
 #                     kernels (/boot/vmlinuz-<release>), results in
 #                     build/vm-softib/<release>/<scenario>/
+#   make vm-softib-ipoib  ipoib_ng over softib and OpenSM, the ib-*.sh
+#                     scenarios (SOFTIB_IPOIB_SCENARIOS) on each of those
+#                     kernels, results in build/vm/<release>/<scenario>/
 #
 # SOFTIB_KRELS      the releases (default: the newest 6.1 and 6.12 -amd64
 #                   with headers installed)
@@ -49,4 +52,16 @@ vm-softib: softib
 		$(CURDIR)/tests/vm/run.sh --out $(BUILD)/vm-softib/$$r \
 			--kernel /boot/vmlinuz-$$r --timeout $(SOFTIB_TIMEOUT) $(VM_FLAGS) \
 			--module $(BUILD)/softib/$$r/softib.ko $(SOFTIB_SCENARIOS) || rc=1; \
+	done; exit $$rc
+
+# ipoib_ng over softib with OpenSM (tests/vm/scenarios/ib-*.sh) on each
+# of SOFTIB_KRELS: the module of this tree built for that kernel
+# (vm-check-krel, build/kmod/<release>/), softib.ko found where `make
+# softib` built it; results in build/vm/<release>/<scenario>/.
+SOFTIB_IPOIB_SCENARIOS ?= ib-ping
+.PHONY: vm-softib-ipoib
+vm-softib-ipoib: softib
+	@rc=0; for r in $(SOFTIB_KRELS); do \
+		$(MAKE) vm-check-krel VM_KREL=$$r VM_TIMEOUT=$(SOFTIB_TIMEOUT) \
+			VM_SCENARIOS="$(SOFTIB_IPOIB_SCENARIOS)" || rc=1; \
 	done; exit $$rc

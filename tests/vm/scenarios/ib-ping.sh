@@ -1,0 +1,128 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# ib-ping: ipoib_ng over InfiniBand with a real subnet manager. softib's
+# three HCAs and switch (tests/softib/), Debian's OpenSM on softib0 as SM
+# and SA; ipoib_ng's interfaces of softib1 and softib2 in namespaces n1
+# and n2, the one of softib0 in the initial namespace: three hosts.
+#
+# Asserts: no carrier before the SM brought the ports ACTIVE and the
+# broadcast group was joined through the SA; the Q_Key and MTU come from
+# the SA's MCMemberRecord (OpenSM's defaults for an ipoib partition with
+# no mtu or rate set: Q_Key 0x0b1b, MTU 2048, so an interface MTU of
+# 2044; osm_base.h); ARP and ND; ping IPv4 and IPv6 both
+# ways between every pair of the three hosts; the path table holds the
+# peers' paths with their LIDs, as the SA answered them; the SA lists the
+# three ports as members of the broadcast group; a group one host joined
+# (239.1.1.1) is created through the SA and gets every datagram another
+# host sends to it.
+
+# shellcheck source=SCRIPTDIR/../lib.sh
+. "$(dirname "$0")/../lib.sh"
+
+load_softib
+softib_hosts
+check ip link set dev "$IB0" up
+check ip -n n1 link set dev "$IB1" up
+check ip -n n2 link set dev "$IB2" up
+check ip addr add 10.3.0.10/24 dev "$IB0"
+check ip addr add fd03::10/64 dev "$IB0" nodad
+check ip -n n1 addr add 10.3.0.1/24 dev "$IB1"
+check ip -n n1 addr add fd03::1/64 dev "$IB1" nodad
+check ip -n n2 addr add 10.3.0.2/24 dev "$IB2"
+check ip -n n2 addr add fd03::2/64 dev "$IB2" nodad
+
+log "no SM yet: the ports are INIT, no interface has a carrier"
+sleep 3
+grep -q INIT /sys/class/infiniband/softib1/ports/1/state ||
+	fail "softib1 port 1 is not INIT before the SM"
+! has_carrier n1 "$IB1" || fail "$IB1 has a carrier without an SM"
+! has_carrier n2 "$IB2" || fail "$IB2 has a carrier without an SM"
+
+start_opensm
+wait_for 60 "carrier on $IB0" sh -c "ip -o link show dev $IB0 | grep -q LOWER_UP"
+wait_for 60 "carrier on $IB1 in n1" has_carrier n1 "$IB1"
+wait_for 60 "carrier on $IB2 in n2" has_carrier n2 "$IB2"
+
+log "the MTU from the SA's MCMemberRecord"
+ip -n n1 -d link show dev "$IB1"
+timeout 60 saquery -C softib0 -P 1 -t 1000 --smkey 1 \
+	--mgid ff12:401b:ffff::ffff:ffff MCMR > /tmp/mcm.out 2>&1 ||
+	{ cat /tmp/mcm.out; fail "saquery MCMemberRecord failed"; }
+cat /tmp/mcm.out
+for g in fe80::200:0:0:101 fe80::200:0:0:201 fe80::200:0:0:301; do
+	expect_lines /tmp/mcm.out "PortGid\.+$g\$"
+done
+mtu_code=$(sed -n 's/^[[:space:]]*mtu\.*//p' /tmp/mcm.out | head -n1)
+qkey=$(sed -n 's/^[[:space:]]*qkey\.*//p' /tmp/mcm.out | head -n1)
+log "broadcast group: MTU code ${mtu_code:-?}, Q_Key ${qkey:-?}"
+# IBA MTU codes 1..5 are 256..4096; the IPoIB MTU is 4 bytes less
+# (RFC 4391 s5), in datagram mode the interface's ceiling.
+mtu_code=$(( ${mtu_code:-0} & 0x3f ))
+[[ $mtu_code -ge 1 && $mtu_code -le 5 ]] || fail "MCMemberRecord MTU '$mtu_code'"
+want=$(( (128 << mtu_code) - 4 ))
+mtu=$(ip -n n1 -o link show dev "$IB1" | sed -n 's/.* mtu \([0-9]*\) .*/\1/p')
+[[ $mtu == "$want" ]] || fail "$IB1: MTU $mtu, the SA's group says $want"
+
+log "ping between the three hosts"
+wait_for 60 "ping n1 -> 10.3.0.2" ping_works n1 10.3.0.2
+check_ping n1 10.3.0.2
+check_ping n2 10.3.0.1
+check_ping n1 10.3.0.10
+check_ping n2 10.3.0.10
+wait_for 60 "ping n1 -> fd03::2" ping_works n1 fd03::2
+check_ping n1 fd03::2
+check_ping n2 fd03::1
+check_ping n2 fd03::10
+check_neigh n1 "$IB1" 10.3.0.2
+check_neigh n2 "$IB2" fd03::1
+log "\$ ping -c 3 10.3.0.1 (initial namespace)"
+ping -c 3 -i 0.3 -W 5 10.3.0.1 || fail "ping 10.3.0.1 from the initial namespace"
+
+log "paths from the SA: softib2's LID in n1's path to it"
+lid2=$(port_field softib2 "Base lid")
+cat "$(ipoib_debugfs softib1)/path"
+line=$(path_line softib1 fe80:0000:0000:0000:0200:0000:0000:0301) ||
+	fail "$IB1: no path to softib2's GID"
+log "path: $line"
+[[ $line == *"state "* && $line == *" dlid $(printf '0x%04x' "$lid2")"* ]] ||
+	fail "$IB1: the path to softib2 is not by its LID $lid2"
+
+log "the Q_Key from the SA's MCMemberRecord (OpenSM's 0x0b1b)"
+CTL=$VM_REPO/build/userspace/ipoibctl
+[[ -x $CTL ]] || fail "$CTL: not built (make ipoibctl)"
+ip netns exec n1 "$CTL" show "$IB1" | tee /tmp/show.out
+expect_lines /tmp/show.out "qkey 0x0*b1b"
+[[ $qkey =~ 0x0*b1b ]] || fail "the SA's broadcast group has Q_Key '$qkey'"
+
+log "multicast: n1 joins 239.1.1.1, the initial namespace sends to it"
+MC_TOOL="$(dirname "$0")/../mc_tool.py"
+rm -f /tmp/mc-1 /tmp/mc-1.ready
+ip netns exec n1 python3 "$MC_TOOL" recv "$IB1" 239.1.1.1 5001 /tmp/mc-1 &
+mc_pid=$!
+wait_for 10 "n1's member socket" test -e /tmp/mc-1.ready
+# n1's FullMember join created the group (RFC 4391 s4: ff12:401b:ffff::
+# and the group's low 28 bits), OpenSM programmed the switch's MFT.
+sa_member() {
+	saquery -C softib0 -P 1 -t 1000 --smkey 1 --mgid "$1" MCMR 2> /dev/null |
+		grep -q "PortGid\.*$2\$"
+}
+wait_for 30 "softib1 in the SA's group of 239.1.1.1" \
+	sa_member ff12:401b:ffff::f01:101 fe80::200:0:0:201
+check python3 "$MC_TOOL" send "$IB0" 239.1.1.1 5001 r1 20
+mc_got() { [[ $(grep -c "^r1 " /tmp/mc-1) == 20 ]]; }
+wait_for 10 "20 datagrams of 239.1.1.1 in n1" mc_got
+log "n1 got all 20 datagrams sent to 239.1.1.1"
+kill "$mc_pid"
+wait "$mc_pid" || true
+
+# RFC 4391 s10: a sender joins a group SendOnlyNonMember, and a group
+# nobody created cannot be joined so (the packet is dropped); OpenSM
+# logs each refusal as ERR 1B10. Here: the IGMPv3 and MLDv2 reports to
+# 224.0.0.22 and ff02::16, the router solicitations to ff02::2. (ib_ipoib joins
+# SendOnlyFullMember instead, IBA 1.3, and creates those groups.)
+OSM_ERR_OK="ERR 1B10: Failed to create multicast group because Join State != FullMember \| SendOnlyFullMember - required for create, MGID: ff12:[46]01b:ffff::(16|2) "
+stop_opensm
+unload_ipoib
+unload_softib
+log "ib-ping: PASS"
