@@ -31,7 +31,7 @@ ud_pingpong() {
 	timeout 120 ibv_ud_pingpong -d "$1" -i 1 -p "$port" -n 200 \
 		> /tmp/udp-server.out 2>&1 &
 	local server=$!
-	sleep 1
+	wait_for 30 "the pingpong server on port $port" tcp_listening "$port"
 	timeout 120 ibv_ud_pingpong -d "$2" -i 1 -p "$port" -n 200 localhost \
 		> /tmp/udp-client.out 2>&1 ||
 		{ cat /tmp/udp-client.out /tmp/udp-server.out; fail "ibv_ud_pingpong $2 -> $1 failed"; }
