@@ -488,15 +488,18 @@ static void shim_ib_link_speed(struct kunit *test)
 		{ IPN_IB_SPEED_XDR, 200000 },
 	};
 	unsigned int w, v;
+	u32 got;
 
-	for (w = 0; w < ARRAY_SIZE(widths); w++)
-		for (v = 0; v < ARRAY_SIZE(speeds); v++)
-			KUNIT_EXPECT_EQ_MSG(test,
-				ipn_ib_link_speed(widths[w].width,
-						  speeds[v].speed),
-				widths[w].lanes * speeds[v].mbps,
-				"width %u speed %u", widths[w].width,
-				speeds[v].speed);
+	for (w = 0; w < ARRAY_SIZE(widths); w++) {
+		for (v = 0; v < ARRAY_SIZE(speeds); v++) {
+			got = ipn_ib_link_speed(widths[w].width,
+						speeds[v].speed);
+			KUNIT_EXPECT_EQ_MSG(test, got,
+					    widths[w].lanes * speeds[v].mbps,
+					    "width %u speed %u",
+					    widths[w].width, speeds[v].speed);
+		}
+	}
 	/* The figures users quote: 4X NDR 400G, 4X XDR 800G, 12X EDR 300G. */
 	KUNIT_EXPECT_EQ(test, ipn_ib_link_speed(IB_WIDTH_4X, IB_SPEED_NDR),
 			(u32)SPEED_400000);
