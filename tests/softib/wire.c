@@ -67,7 +67,7 @@ static void softib_wire_forward_mcast(struct softib_switch *sw, u8 in_port,
 	u32 index = pkt->dlid - be16_to_cpu(IB_MULTICAST_LID_BASE);
 	unsigned long flags;
 	u8 hops = pkt->hops;
-	u64 mask = 0;
+	u64 mask;
 	int p;
 
 	if (index >= SOFTIB_MFT_CAP)

@@ -74,8 +74,8 @@ check ip -n n2 addr add fd02::2/64 dev "$if2" nodad
 check ip -n n1 link set "$if1" up
 check ip -n n2 link set "$if2" up
 # Carrier only once the broadcast group is joined through the SA.
-wait_for 60 "$if1 carrier" sh -c "ip -n n1 link show $if1 | grep -q LOWER_UP"
-wait_for 60 "$if2 carrier" sh -c "ip -n n2 link show $if2 | grep -q LOWER_UP"
+wait_for 60 "$if1 carrier" has_carrier n1 "$if1"
+wait_for 60 "$if2 carrier" has_carrier n2 "$if2"
 
 wait_for 60 "ping 10.2.0.2" ping_works n1 10.2.0.2
 check_ping n1 10.2.0.2
@@ -90,9 +90,7 @@ ip -n n1 neigh show dev "$if1" | grep -q "10.2.0.2 .*lladdr" ||
 log "the SA saw the joins: both ports are members of the broadcast group"
 # ff12:401b:ffff::ffff:ffff, the IPv4 broadcast group of P_Key 0xffff
 # (RFC 4391 s4); members' records go to trusted requesters (SM_Key 1).
-timeout 60 saquery -C softib0 -P 1 -t 1000 --smkey 1 \
-	--mgid ff12:401b:ffff::ffff:ffff MCMR > /tmp/mcm.out 2>&1 ||
-	{ cat /tmp/mcm.out; fail "saquery MCMemberRecord failed"; }
+sa_mcmr ff12:401b:ffff::ffff:ffff
 cat /tmp/mcm.out
 expect_lines /tmp/mcm.out "PortGid\.+fe80::200:0:0:201\$" \
 	"PortGid\.+fe80::200:0:0:301\$"
