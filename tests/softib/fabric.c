@@ -4,6 +4,7 @@
  * load: the switch sw0 and the HCAs softib0..N-1, HCA i's port p cabled to
  * switch port i * ports_per_hca + p (design: "Objects").
  */
+#include <linux/device.h>
 #include <linux/slab.h>
 
 #include "softib.h"
@@ -246,10 +247,15 @@ struct softib_fabric *softib_fabric_create(int nhcas, int ports_per_hca,
 	/* dev_printk() needs only a name: no bus, class or driver (R1). */
 	fabric->pdev.dev.init_name = "softib";
 
+	fabric->root = root_device_register("softib");
+	if (IS_ERR(fabric->root)) {
+		ret = PTR_ERR(fabric->root);
+		goto err_free;
+	}
 	fabric->wq = alloc_workqueue("softib", WQ_UNBOUND, 0);
 	if (!fabric->wq) {
 		ret = -ENOMEM;
-		goto err_free;
+		goto err_root;
 	}
 	ret = softib_fabric_node_init(fabric, &fabric->sw.node,
 				      SOFTIB_NODE_SWITCH, 0, switch_ports);
@@ -264,6 +270,8 @@ err_node:
 	softib_fabric_node_uninit(&fabric->sw.node);
 err_wq:
 	destroy_workqueue(fabric->wq);
+err_root:
+	root_device_unregister(fabric->root);
 err_free:
 	kfree(fabric);
 	return ERR_PTR(ret);
@@ -275,5 +283,6 @@ void softib_fabric_destroy(struct softib_fabric *fabric)
 	softib_switch_uninit(&fabric->sw);
 	softib_fabric_node_uninit(&fabric->sw.node);
 	destroy_workqueue(fabric->wq);
+	root_device_unregister(fabric->root);
 	kfree(fabric);
 }

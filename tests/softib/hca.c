@@ -244,6 +244,7 @@ struct softib_hca *softib_hca_create(struct softib_fabric *fabric, int index)
 	rvt_set_ibdev_name(rdi, "%s%d", "softib", index);
 	rdi->ibdev.node_guid = hca->node.node_guid;
 	rdi->ibdev.phys_port_cnt = nports;
+	rdi->ibdev.dev.parent = fabric->root;
 	snprintf(rdi->ibdev.node_desc, sizeof(rdi->ibdev.node_desc),
 		 "softib%d HCA-1", index);
 	softib_hca_set_params(hca);

@@ -186,9 +186,14 @@ struct softib_pkt {
 struct softib_fabric {
 	/*
 	 * rdmavt prints through get_pci_dev()'s device (risk R1): a zeroed
-	 * pci_dev named "softib", never registered, never a parent.
+	 * pci_dev named "softib", never registered, never a parent (root is).
 	 */
 	struct pci_dev pdev;
+	/*
+	 * The HCAs' parent, /sys/devices/softib, as a PCI function is a real
+	 * HCA's: ULPs read it (ib_ipoib's ethtool -i: dev_name(parent)).
+	 */
+	struct device *root;
 	struct workqueue_struct *wq;	/* the QPs' send work */
 	struct softib_switch sw;
 	u64 guid_base;
