@@ -24,6 +24,85 @@ static struct ib_client ipn_client = {
 	.remove = ipn_remove_one,
 };
 
+/*
+ * One item of ports= (main.c), len bytes at item: "ib", "roce", "<device>"
+ * or "<device>:<port>". With name NULL, only its form is checked.
+ */
+static bool ipn_ports_item(const char *item, size_t len, const char *name,
+			   u32 port, bool ib, bool roce)
+{
+	const char *colon = memchr(item, ':', len);
+	size_t nlen = colon ? colon - item : len;
+	char num[11];
+	u32 want;
+
+	if (!colon && len == 2 && !memcmp(item, "ib", 2))
+		return !name || ib;
+	if (!colon && len == 4 && !memcmp(item, "roce", 4))
+		return !name || roce;
+	if (!nlen || nlen >= IB_DEVICE_NAME_MAX ||
+	    memchr(item, ' ', nlen) || memchr(item, '\t', nlen))
+		return false;
+	if (colon) {
+		size_t plen = len - nlen - 1;
+
+		if (!plen || plen >= sizeof(num))
+			return false;
+		memcpy(num, colon + 1, plen);
+		num[plen] = '\0';
+		/* Decimal, as rdma and ibstat print it: no sign, no 0x. */
+		if (num[0] < '1' || num[0] > '9' || kstrtou32(num, 10, &want))
+			return false;
+	}
+	if (!name)
+		return true;
+	if (strlen(name) != nlen || memcmp(item, name, nlen))
+		return false;
+	return !colon || want == port;
+}
+
+/* ports= has the form its parameter description gives (empty is fine). */
+bool ipn_ports_valid(const char *list)
+{
+	const char *p = list;
+	size_t len;
+
+	if (!*p)
+		return true;
+	for (;;) {
+		len = strcspn(p, ",");
+		if (!ipn_ports_item(p, len, NULL, 0, false, false))
+			return false;
+		if (!p[len])
+			return true;
+		p += len + 1;
+	}
+}
+
+/*
+ * Whether a port (its number, its device's name, InfiniBand or RoCE) gets
+ * an interface: every such port when list is empty, else those it names.
+ */
+bool ipn_ports_select(const char *list, const char *name, u32 port, bool ib,
+		      bool roce)
+{
+	const char *p = list;
+	size_t len;
+
+	if (!ib && !roce)
+		return false;
+	if (!*p)
+		return true;
+	for (;;) {
+		len = strcspn(p, ",");
+		if (ipn_ports_item(p, len, name, port, ib, roce))
+			return true;
+		if (!p[len])
+			return false;
+		p += len + 1;
+	}
+}
+
 static int ipn_add_one(struct ib_device *ca)
 {
 	struct ipn_port_list *pl;
@@ -39,7 +118,9 @@ static int ipn_add_one(struct ib_device *ca)
 
 	rdma_for_each_port(ca, port) {
 		/* Unlike ib_ipoib, RoCE ports get an interface too. */
-		if (!rdma_protocol_ib(ca, port) && !rdma_protocol_roce(ca, port))
+		if (!ipn_ports_select(ipn_ports, dev_name(&ca->dev), port,
+				      rdma_protocol_ib(ca, port),
+				      rdma_protocol_roce(ca, port)))
 			continue;
 		if (ib_query_pkey(ca, port, 0, &pkey))
 			pkey = IPC_PKEY_DEFAULT;

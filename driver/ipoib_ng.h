@@ -212,6 +212,10 @@ extern unsigned int ipn_cm_tx_max;
 extern unsigned int ipn_paths_max;
 extern unsigned int ipn_groups_max;
 extern bool ipn_promisc_allmulti;
+extern bool ipn_link_kind;
+/* ports=: at most this long, with its NUL (ib.c). */
+#define IPN_PORTS_LEN 256
+extern char ipn_ports[IPN_PORTS_LEN];
 
 /* The hash key of a GID (paths, groups, connections by peer GID). */
 #define ipn_gid_key(priv, gid) ipc_gid_hash(gid, (priv)->hash_seed)
@@ -799,6 +803,9 @@ bool ipn_may_choose_pkey(void);
 
 /* ib.c */
 int ipn_ib_init(void);
+bool ipn_ports_valid(const char *list);
+bool ipn_ports_select(const char *list, const char *name, u32 port, bool ib,
+		      bool roce);
 void ipn_ib_exit(void);
 
 /* verbs.c */

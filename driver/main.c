@@ -145,6 +145,53 @@ module_param_named(promisc_allmulti, ipn_promisc_allmulti, bool, 0444);
 MODULE_PARM_DESC(promisc_allmulti,
 		 "IFF_PROMISC also enters the RFC 4391 s11 all-multicast mode, NonMember joins to every IPoIB group of the link (default N: only IFF_ALLMULTI does, which multicast routing sets)");
 
+/*
+ * Beside ib_ipoib (Documentation/admin-guide.rst, "Beside ib_ipoib"): the
+ * two drivers share the "ipoib" rtnl link kind, so one of them goes
+ * without it; ports= says which ports ipoib_ng serves.
+ */
+bool ipn_link_kind = true;
+module_param_named(link_kind, ipn_link_kind, bool, 0444);
+MODULE_PARM_DESC(link_kind,
+		 "Register the \"ipoib\" rtnl link kind (ip link add ... type ipoib); N leaves it to ib_ipoib so that both drivers load, children are then made with create_child (default Y)");
+
+char ipn_ports[IPN_PORTS_LEN];
+
+static int ipn_param_set_ports(const char *val, const struct kernel_param *kp)
+{
+	char buf[IPN_PORTS_LEN];
+	size_t len = strcspn(val, "\n");
+
+	if (len >= sizeof(buf)) {
+		pr_warn(IPN_DRV_NAME ": ports: at most %zu characters\n",
+			sizeof(buf) - 1);
+		return -EINVAL;
+	}
+	memcpy(buf, val, len);
+	buf[len] = '\0';
+	if (!ipn_ports_valid(buf)) {
+		pr_warn(IPN_DRV_NAME ": ports: \"%s\" is not a comma-separated list of ib, roce, <device> or <device>:<port>\n",
+			buf);
+		return -EINVAL;
+	}
+	strscpy(ipn_ports, buf, sizeof(ipn_ports));
+	return 0;
+}
+
+static int ipn_param_get_ports(char *buffer, const struct kernel_param *kp)
+{
+	return scnprintf(buffer, PAGE_SIZE, "%s\n", ipn_ports);
+}
+
+static const struct kernel_param_ops ipn_ports_ops = {
+	.set = ipn_param_set_ports,
+	.get = ipn_param_get_ports,
+};
+
+module_param_cb(ports, &ipn_ports_ops, NULL, 0444);
+MODULE_PARM_DESC(ports,
+		 "The RDMA ports that get an interface: a comma-separated list of ib (every InfiniBand port), roce (every RoCE port), <device> or <device>:<port>, e.g. roce,mlx5_1:2 (default: every InfiniBand and RoCE port)");
+
 module_param_cb(recv_queue_size, &ipn_qsize_ops, &ipn_recvq_size, 0444);
 MODULE_PARM_DESC(recv_queue_size,
 		 "Receive ring entries per interface (power of two, "

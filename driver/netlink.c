@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * netlink.c - the "ipoib" rtnl link kind (IFLA_IPOIB_*), shared by name
- * with ib_ipoib: registering it fails while ib_ipoib is loaded, which is
- * how the two drivers are kept apart.
+ * with ib_ipoib: registering it fails while ib_ipoib is loaded. With
+ * link_kind=0 ipoib_ng leaves the kind to ib_ipoib and both load.
  */
 #include <linux/module.h>
 #include <linux/if_link.h>
@@ -184,18 +184,34 @@ struct rtnl_link_ops ipn_link_ops __read_mostly = {
 	.fill_info = ipn_nl_fill_info,
 };
 
+static bool ipn_link_kind_registered;
+
+/*
+ * link_kind=N (beside ib_ipoib): no link kind. Interfaces keep
+ * ipn_link_ops for their dump and dellink, which go by the device's own
+ * ops; `ip link add ... type ipoib` reaches ib_ipoib (admin-guide.rst).
+ */
 int ipn_netlink_init(void)
 {
-	int ret = rtnl_link_register(&ipn_link_ops);
+	int ret;
 
-	if (ret == -EEXIST) {
-		pr_err(IPN_DRV_NAME ": the \"ipoib\" link kind is taken: unload ib_ipoib first\n");
-		ret = -EBUSY;	/* -EEXIST would make modprobe report success */
+	if (!ipn_link_kind) {
+		pr_info(IPN_DRV_NAME ": link_kind=0: the \"ipoib\" link kind is left to ib_ipoib; make P_Key children with create_child\n");
+		return 0;
 	}
+	ret = rtnl_link_register(&ipn_link_ops);
+	if (ret == -EEXIST) {
+		pr_err(IPN_DRV_NAME ": the \"ipoib\" link kind is taken: unload ib_ipoib first, or load with link_kind=0 (and ports=) to run beside it\n");
+		return -EBUSY;	/* -EEXIST would make modprobe report success */
+	}
+	if (!ret)
+		ipn_link_kind_registered = true;
 	return ret;
 }
 
 void ipn_netlink_exit(void)
 {
-	rtnl_link_unregister(&ipn_link_ops);
+	if (ipn_link_kind_registered)
+		rtnl_link_unregister(&ipn_link_ops);
+	ipn_link_kind_registered = false;
 }

@@ -30,6 +30,8 @@ unsigned int ipn_cm_tx_max = 1024;
 unsigned int ipn_paths_max = IPN_PATHS_DEFAULT;
 unsigned int ipn_groups_max = IPN_GROUPS_DEFAULT;
 bool ipn_promisc_allmulti;		/* set by the case that needs it */
+bool ipn_link_kind;			/* the KUnit module registers none */
+char ipn_ports[IPN_PORTS_LEN];		/* every port */
 
 char *ipn_kunit_ibdev = "rxe0";
 module_param_named(ibdev, ipn_kunit_ibdev, charp, 0444);

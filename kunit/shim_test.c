@@ -519,6 +519,53 @@ static void shim_ib_link_speed(struct kunit *test)
 			(u32)SPEED_UNKNOWN);
 }
 
+/*
+ * ports= (ib.c): what it accepts, and which ports it gives an interface.
+ * Beside ib_ipoib, "roce" leaves it the InfiniBand ports.
+ */
+static void shim_ports_param(struct kunit *test)
+{
+	static const char * const good[] = {
+		"", "ib", "roce", "rxe0", "softib1:1", "roce,mlx5_1:2",
+		"mlx5_0:1,mlx5_0:2,ib",
+	};
+	static const char * const bad[] = {
+		",", "ib,", ",roce", "rxe0:", "rxe0:0", "rxe0:x", "rxe0:01",
+		"rxe0:+1", ":1", "rxe0:1:2", "rxe 0", "rxe0:4294967296",
+		"a_device_name_longer_than_sixty_three_characters_is_not_a_name_x",
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(good); i++)
+		KUNIT_EXPECT_TRUE_MSG(test, ipn_ports_valid(good[i]), "\"%s\"",
+				      good[i]);
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		KUNIT_EXPECT_FALSE_MSG(test, ipn_ports_valid(bad[i]), "\"%s\"",
+				       bad[i]);
+
+	/* Empty: every InfiniBand and RoCE port, nothing else (iWARP). */
+	KUNIT_EXPECT_TRUE(test, ipn_ports_select("", "mlx5_0", 1, true, false));
+	KUNIT_EXPECT_TRUE(test, ipn_ports_select("", "rxe0", 1, false, true));
+	KUNIT_EXPECT_FALSE(test, ipn_ports_select("", "siw0", 1, false, false));
+	/* Link layers. */
+	KUNIT_EXPECT_TRUE(test, ipn_ports_select("roce", "rxe0", 1, false, true));
+	KUNIT_EXPECT_FALSE(test, ipn_ports_select("roce", "mlx5_0", 1, true, false));
+	KUNIT_EXPECT_TRUE(test, ipn_ports_select("ib", "mlx5_0", 2, true, false));
+	KUNIT_EXPECT_FALSE(test, ipn_ports_select("ib", "rxe0", 1, false, true));
+	/* Devices: the whole name, every port or the one named. */
+	KUNIT_EXPECT_TRUE(test, ipn_ports_select("softib1", "softib1", 1, true, false));
+	KUNIT_EXPECT_FALSE(test, ipn_ports_select("softib1", "softib10", 1, true, false));
+	KUNIT_EXPECT_FALSE(test, ipn_ports_select("softib10", "softib1", 1, true, false));
+	KUNIT_EXPECT_TRUE(test, ipn_ports_select("mlx5_0:2", "mlx5_0", 2, true, false));
+	KUNIT_EXPECT_FALSE(test, ipn_ports_select("mlx5_0:2", "mlx5_0", 1, true, false));
+	/* A device named is still only served on IB and RoCE ports. */
+	KUNIT_EXPECT_FALSE(test, ipn_ports_select("siw0", "siw0", 1, false, false));
+	/* Any item of a list. */
+	KUNIT_EXPECT_TRUE(test, ipn_ports_select("roce,softib2:1", "softib2", 1, true, false));
+	KUNIT_EXPECT_FALSE(test, ipn_ports_select("roce,softib2:1", "softib0", 1, true, false));
+	KUNIT_EXPECT_TRUE(test, ipn_ports_select("roce,softib2:1", "rxe1", 1, false, true));
+}
+
 static struct kunit_case ipn_shim_cases[] = {
 	KUNIT_CASE(shim_setup_device),
 	KUNIT_CASE(shim_header_create),
@@ -530,6 +577,7 @@ static struct kunit_case ipn_shim_cases[] = {
 	KUNIT_CASE(shim_rx_frame_roce_ipv4),
 	KUNIT_CASE(shim_rx_resolution),
 	KUNIT_CASE(shim_ib_link_speed),
+	KUNIT_CASE(shim_ports_param),
 	{}
 };
 

@@ -9,6 +9,11 @@
 #       message ("link kind is taken")
 #   (b) the reverse: ib_ipoib does not load while ipoib_ng is
 #   (c) after both, ipoib_ng loads and carries traffic as before
+#   (d) side by side, as the admin guide's "Beside ib_ipoib" says: with
+#       link_kind=0 ports=roce ipoib_ng loads after ib_ipoib (and
+#       ib_ipoib after it), serves the RoCE ports ib_ipoib leaves, and
+#       carries traffic; ports=roce names them, link_kind=0 leaves the
+#       kind to ib_ipoib
 
 # shellcheck source=SCRIPTDIR/../lib.sh
 . "$(dirname "$0")/../lib.sh"
@@ -54,5 +59,22 @@ wait_for 60 "ping n1 -> 10.1.0.2" ping_works n1 10.1.0.2
 check_ping n1 10.1.0.2
 check_ping n2 10.1.0.1
 check_ping n1 fd00::2
+
+kmsg "(d) beside ib_ipoib: link_kind=0 ports=roce"
+unload_ipoib
+check modprobe ib_ipoib
+load_ipoib link_kind=0 ports=roce
+ipoib_attach rxe0 n1 10.1.0.1/24 fd00::1/64
+ipoib_attach rxe1 n2 10.1.0.2/24 fd00::2/64
+wait_for 60 "ping n1 -> 10.1.0.2 beside ib_ipoib" ping_works n1 10.1.0.2
+check_ping n1 10.1.0.2
+check_ping n2 fd00::1
+# ib_ipoib may go and come back: the link kind is still its own to take.
+check rmmod ib_ipoib
+wait_for 30 "ib_ipoib to unload" test ! -d /sys/module/ib_ipoib
+check modprobe ib_ipoib
+[[ -d /sys/module/ib_ipoib ]] || fail "ib_ipoib did not load beside $IPOIB_NAME link_kind=0"
+check_ping n1 10.1.0.2
+check rmmod ib_ipoib
 check_dmesg_clean "exclusion"
 log "exclusion: PASS"
