@@ -146,6 +146,17 @@ ns_move() {
 	check ip link set dev "$1" netns "$2"
 }
 
+# sysfs_write NS FILE VALUE, sysfs_read NS FILE: a sysfs file as NS sees
+# it (ip netns exec mounts the namespace's own /sys).
+sysfs_write() {
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	ns_exec "$1" sh -c 'echo "$2" > "$1"' _ "$2" "$3"
+}
+
+sysfs_read() {
+	ns_exec "$1" cat "$2"
+}
+
 tcp_listening() {
 	ss -Hltn "sport = :$1" | grep -q .
 }
@@ -248,6 +259,27 @@ ipoib_if_for() {
 			echo "$(< "$d/ifindex") ${d##*/}"
 		fi
 	done | sort -n | awk -v k="$idx" 'NR == k + 1 { print $2; found = 1 } END { exit !found }'
+}
+
+# ib_ipoib_if DEV: the port interface the in-tree ib_ipoib made for DEV
+# port 1 (initial namespace): ethtool names ib_ipoib as its driver, and
+# its hardware address ends with the port GUID (RFC 4391 s9.1.1: flags
+# and QPN, then the port GID). Not a P_Key child (<parent>.<P_Key>).
+ib_ipoib_if() {
+	local guid d
+	guid=$(ibstat -p "$1" | head -n1)
+	guid=${guid#0x}
+	guid=$(sed 's/../&:/g; s/:$//' <<< "$guid")
+	[[ -n $guid ]] || return 1
+	for d in /sys/class/net/*; do
+		[[ ${d##*/} != *.* && $(< "$d/type") == 32 &&
+			$(< "$d/address") == *"$guid" ]] || continue
+		ethtool -i "${d##*/}" 2> /dev/null | grep -qx "driver: ib_ipoib" ||
+			continue
+		echo "${d##*/}"
+		return 0
+	done
+	return 1
 }
 
 # wait_ipoib_if DEV [PORT]: wait for the interface and print its name.
@@ -640,8 +672,9 @@ ping_all() {
 
 SOFTIB_HCAS=3
 
-# load_softib: the modules softib and the tools need, then softib (its
-# default parameters); returns when the last HCA's port is there.
+# load_softib: the modules softib and the tools need, then softib with
+# SOFTIB_HCAS HCAs (a scenario may set more before); returns when the
+# last HCA's port is there.
 # The softib-*.sh scenarios get softib.ko as --module; the ib-*.sh ones,
 # which test ipoib_ng over it, get ipoib_ng.ko and find softib.ko where
 # `make softib` built it for the VM's kernel.
@@ -650,7 +683,7 @@ load_softib() {
 	[[ $ko == */softib.ko ]] || ko=$VM_REPO/build/softib/$(uname -r)/softib.ko
 	[[ -f $ko ]] || fail "$ko: no such file (make softib)"
 	check modprobe -a rdmavt ib_umad ib_uverbs
-	check insmod "$ko"
+	check insmod "$ko" hcas="$SOFTIB_HCAS"
 	wait_for 30 "softib$((SOFTIB_HCAS - 1))" \
 		test -e /sys/class/infiniband/softib$((SOFTIB_HCAS - 1))/ports/1/state
 }

@@ -49,15 +49,6 @@ expect_info() {
 	[[ $got == "$3" ]] || fail "$2 in $1: ip -d link says '$got', expected '$3'"
 }
 
-# sysfs_write NS FILE VALUE: write VALUE to FILE with NS's /sys.
-sysfs_write() {
-	ns_exec "$1" sh -c 'echo "$2" > "$1"' _ "$2" "$3"
-}
-
-sysfs_read() {
-	ns_exec "$1" cat "$2"
-}
-
 # -------------------------------------------------------------------------
 kmsg "(a) netlink children, ip -d link, changelink, extack"
 expect_info n1 "$IB1" "ipoib 0xffff datagram 0000"

@@ -43,25 +43,11 @@ ud_pingpong() {
 ud_pingpong softib2 softib1
 ud_pingpong softib1 softib1
 
-# The netdev ib_ipoib made for DEV: its hardware address ends with the
-# port GUID (RFC 4391 s9.1.1: QPN, then the port GID).
-ipoib_of() {
-	local guid d
-	guid=$(ibstat -p "$1" | head -n1)
-	guid=${guid#0x}
-	guid=$(sed 's/../&:/g; s/:$//' <<< "$guid")
-	for d in /sys/class/net/*; do
-		[[ $(cat "$d/type") == 32 ]] || continue
-		[[ $(cat "$d/address") == *"$guid" ]] && { echo "${d##*/}"; return; }
-	done
-	return 1
-}
-
 log "the in-tree ib_ipoib on softib1 and softib2"
 check modprobe ib_ipoib
-wait_for 30 "ib_ipoib's netdev for softib2" ipoib_of softib2
-if1=$(ipoib_of softib1)
-if2=$(ipoib_of softib2)
+wait_for 30 "ib_ipoib's netdev for softib2" ib_ipoib_if softib2
+if1=$(ib_ipoib_if softib1)
+if2=$(ib_ipoib_if softib2)
 log "softib1: $if1, softib2: $if2"
 ns_create n1
 ns_create n2

@@ -1,0 +1,207 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# ib-interop: ipoib_ng beside the in-tree ib_ipoib (Debian's module) on
+# one kernel, and the two talking over softib's fabric with OpenSM as SM
+# and SA: the first check of our wire format against another
+# implementation of RFC 4391.
+#
+# Asserts:
+# - coexistence (Documentation/admin-guide.rst, "Beside ib_ipoib"):
+#   with ib_ipoib loaded, ipoib_ng's defaults are refused with -EBUSY and
+#   a line that names link_kind=0; a ports= that names no port is refused
+#   with -EINVAL; link_kind=0 ports=softib2 loads, and ipoib_ng serves
+#   softib2 only; ib_ipoib unloaded and loaded again beside it works (the
+#   link kind was left to it) and they talk again;
+# - interop: ib_ipoib's interface of softib1 in n1, ipoib_ng's of softib2
+#   in n2. Both get a carrier from the SA's broadcast group; ARP and ND
+#   both ways, each side's neighbour entry holding the other driver's
+#   20-byte hardware address; ping IPv4 and IPv6 both ways; iperf3 TCP
+#   both ways; an IPv4 group joined on either side gets every datagram
+#   the other sends; P_Key children on P_Key 0x8001 (each driver's
+#   create_child) ping both ways.
+# Not yet: connected mode between the two, which needs RC on softib
+# (Documentation/softib-design.rst, step 8).
+
+# shellcheck source=SCRIPTDIR/../lib.sh
+. "$(dirname "$0")/../lib.sh"
+
+load_softib
+cat > /tmp/partitions.conf << 'EOF'
+Default=0x7fff, ipoib : ALL=full ;
+P1=0x8001, ipoib : ALL=full ;
+EOF
+# RFC 4391 s10 send-only joins OpenSM refuses (lib.sh), on both P_Keys.
+osm_allow_sendonly "ffff|8001"
+# And the leaves of send-only memberships whose group went with the last
+# FullMember: ib_ipoib creates the groups of its router solicitations and
+# MLD reports (ff02::2, ff02::16) SendOnlyFullMember, ipoib_ng joins them
+# SendOnlyNonMember, which s10 does not count for deletion; when ib_ipoib
+# is unloaded OpenSM deletes them, and ipoib_ng's leave at its own unload
+# names a membership the SA no longer has. ipoib_ng does not yet follow
+# the SA's "group deleted" notices for its send-only groups (s10 says a
+# sender subscribes to them): Documentation/softib-design.rst, step 6.
+OSM_ERR_OK+="|ERR 1B25: Received an invalid delete request for MGID: ff12:[46]01b:ffff::(2|16) for PortGID: fe80::200:0:0:301\$"
+
+kmsg "ib_ipoib first: it takes the \"ipoib\" link kind"
+check modprobe ib_ipoib
+wait_for 30 "ib_ipoib's interface of softib2" ib_ipoib_if softib2
+for dep in $(modinfo -F depends "$VM_MODULE" | tr ',' ' '); do
+	check modprobe "$dep"
+done
+
+# insmod_refused ERROR KERNEL_LINE [PARAM=VALUE...]: insmod of ipoib_ng
+# with those parameters fails, insmod prints ERROR, the kernel log has
+# KERNEL_LINE (a fixed string), and nothing of the module is left.
+insmod_refused() {
+	local error=$1 line=$2
+	shift 2
+	if insmod "$VM_MODULE" "$@" > /tmp/insmod.out 2>&1; then
+		fail "ipoib_ng loaded with '$*'"
+	fi
+	cat /tmp/insmod.out
+	expect_lines /tmp/insmod.out "$error"
+	dmesg | grep -F "$line" || fail "no kernel line says why ('$*')"
+	[[ ! -d /sys/module/$IPOIB_NAME ]] ||
+		fail "$IPOIB_NAME is loaded after a refused insmod"
+}
+
+kmsg "ipoib_ng's defaults are refused beside it, with the way out named"
+insmod_refused "Device or resource busy" \
+	'the "ipoib" link kind is taken: unload ib_ipoib first, or load with link_kind=0'
+kmsg "a ports= that names no port is refused"
+insmod_refused "Invalid parameters" \
+	'ports: "softib1:0" is not a comma-separated list' link_kind=0 ports=softib1:0
+
+kmsg "link_kind=0 ports=softib2: beside ib_ipoib, on softib2 only"
+load_ipoib link_kind=0 ports=softib2
+NG=$(wait_ipoib_if softib2)
+[[ $(< "/sys/module/$IPOIB_NAME/parameters/ports") == softib2 ]] ||
+	fail "ports reads '$(< "/sys/module/$IPOIB_NAME/parameters/ports")'"
+[[ $(< "/sys/module/$IPOIB_NAME/parameters/link_kind") == N ]] ||
+	fail "link_kind reads '$(< "/sys/module/$IPOIB_NAME/parameters/link_kind")'"
+! ipoib_if_for softib0 > /dev/null || fail "ipoib_ng made an interface on softib0"
+! ipoib_if_for softib1 > /dev/null || fail "ipoib_ng made an interface on softib1"
+ethtool -i "$NG" | tee /tmp/drv.out
+expect_lines /tmp/drv.out "^driver: $IPOIB_NAME\$"
+# Its dump still names the kind (the device's own ops), as ip shows it.
+ip -d link show dev "$NG" | tee /tmp/link.out
+expect_lines /tmp/link.out "ipoib pkey 0xffff mode datagram"
+
+IPO=$(ib_ipoib_if softib1)
+log "ib_ipoib: softib1 -> $IPO (n1); ipoib_ng: softib2 -> $NG (n2)"
+ns_create n1 n2
+ns_move "$IPO" n1
+ns_move "$NG" n2
+check ip -n n1 addr add 10.4.0.1/24 dev "$IPO"
+check ip -n n1 addr add fd04::1/64 dev "$IPO" nodad
+check ip -n n2 addr add 10.4.0.2/24 dev "$NG"
+check ip -n n2 addr add fd04::2/64 dev "$NG" nodad
+check ip -n n1 link set dev "$IPO" up
+check ip -n n2 link set dev "$NG" up
+
+start_opensm
+wait_for 60 "carrier on $IPO (ib_ipoib) in n1" has_carrier n1 "$IPO"
+wait_for 60 "carrier on $NG (ipoib_ng) in n2" has_carrier n2 "$NG"
+
+kmsg "ARP, ND and ping both ways between ib_ipoib and ipoib_ng"
+wait_for 60 "ping n2 -> 10.4.0.1" ping_works n2 10.4.0.1
+check_ping n2 10.4.0.1
+check_ping n1 10.4.0.2
+wait_for 60 "ping n2 -> fd04::1" ping_works n2 fd04::1
+check_ping n2 fd04::1
+check_ping n1 fd04::2
+check_ping n1 10.4.0.2 -s 2016	# 2044, the broadcast group's MTU
+# Each side holds the other's 20-byte address as the other advertised it
+# (RFC 4391 s9.1.1 in ARP, s9.2 in ND).
+addr_ipo=$(ip netns exec n1 cat "/sys/class/net/$IPO/address")
+addr_ng=$(ip netns exec n2 cat "/sys/class/net/$NG/address")
+neigh_has() {
+	ip -n "$1" neigh show dev "$2" to "$3" | tee -a /tmp/neigh.out |
+		grep -qi "lladdr $4 "
+}
+neigh_has n1 "$IPO" 10.4.0.2 "$addr_ng" || fail "ib_ipoib's ARP entry is not $addr_ng"
+neigh_has n1 "$IPO" fd04::2 "$addr_ng" || fail "ib_ipoib's ND entry is not $addr_ng"
+neigh_has n2 "$NG" 10.4.0.1 "$addr_ipo" || fail "ipoib_ng's ARP entry is not $addr_ipo"
+neigh_has n2 "$NG" fd04::1 "$addr_ipo" || fail "ipoib_ng's ND entry is not $addr_ipo"
+cat /tmp/neigh.out
+
+kmsg "iperf3 TCP both ways"
+iperf3_run n1 10.4.0.1 n2 /tmp/tcp-ng-ipo.log -t 3
+mbps=$(iperf3_mbps /tmp/tcp-ng-ipo.log receiver) || fail "no TCP figure"
+awk -v m="$mbps" 'BEGIN { exit !(m > 0) }' || fail "TCP ipoib_ng -> ib_ipoib: $mbps Mbit/s"
+iperf3_run n1 10.4.0.1 n2 /tmp/tcp-ipo-ng.log -t 3 -R
+mbps=$(iperf3_mbps /tmp/tcp-ipo-ng.log receiver) || fail "no TCP figure"
+awk -v m="$mbps" 'BEGIN { exit !(m > 0) }' || fail "TCP ib_ipoib -> ipoib_ng: $mbps Mbit/s"
+
+MC_TOOL="$(dirname "$0")/../mc_tool.py"
+# mc_check RX_NS RX_IF TX_NS TX_IF GROUP: RX_NS joins GROUP, TX_NS sends it
+# 20 datagrams; every one arrives.
+mc_check() {
+	local rns=$1 rif=$2 tns=$3 tif=$4 group=$5 pid
+	rm -f /tmp/mc-r /tmp/mc-r.ready
+	ip netns exec "$rns" python3 "$MC_TOOL" recv "$rif" "$group" 5001 /tmp/mc-r &
+	pid=$!
+	wait_for 10 "the member socket in $rns" test -e /tmp/mc-r.ready
+	# The member's join goes to the SA; the sender's send-only join needs
+	# the group to exist, so the first datagrams may wait: send until the
+	# group carries, then count a fresh burst.
+	mc_first() { check ip netns exec "$tns" python3 "$MC_TOOL" send "$tif" "$group" 5001 w 1; grep -q "^w " /tmp/mc-r; }
+	wait_for 30 "the first datagram to $group in $rns" mc_first
+	check ip netns exec "$tns" python3 "$MC_TOOL" send "$tif" "$group" 5001 r1 20
+	mc_got() { [[ $(grep -c "^r1 " /tmp/mc-r) == 20 ]]; }
+	wait_for 10 "20 datagrams of $group in $rns" mc_got
+	kill "$pid"
+	wait "$pid" || true
+	log "$rns ($rif) got all 20 datagrams $tns ($tif) sent to $group"
+}
+kmsg "multicast: ipoib_ng sends to ib_ipoib's group, and back"
+mc_check n1 "$IPO" n2 "$NG" 239.4.0.1
+mc_check n2 "$NG" n1 "$IPO" 239.4.0.2
+
+kmsg "P_Key 0x8001 children, each by its driver's create_child"
+check sysfs_write n1 "/sys/class/net/$IPO/create_child" 0x8001
+check sysfs_write n2 "/sys/class/net/$NG/create_child" 0x8001
+# ib_ipoib makes its child in the initial namespace, whatever its
+# parent's (ipoib_vlan.c); ipoib_ng in the parent's.
+ns_move "$IPO.8001" n1
+ip -n n2 link show dev "$NG.8001" > /dev/null || fail "$NG.8001 is not in n2"
+check ip -n n1 addr add 10.5.0.1/24 dev "$IPO.8001"
+check ip -n n2 addr add 10.5.0.2/24 dev "$NG.8001"
+check ip -n n1 link set dev "$IPO.8001" up
+check ip -n n2 link set dev "$NG.8001" up
+wait_for 60 "carrier on $IPO.8001" has_carrier n1 "$IPO.8001"
+wait_for 60 "carrier on $NG.8001" has_carrier n2 "$NG.8001"
+wait_for 60 "ping n2 -> 10.5.0.1" ping_works n2 10.5.0.1
+check_ping n2 10.5.0.1
+check_ping n1 10.5.0.2
+# Without the link kind, ip link del still reaches ipoib_ng's dellink.
+check ip -n n2 link del dev "$NG.8001"
+wait_for 10 "$NG.8001 gone" sh -c "! ip -n n2 link show dev $NG.8001 2> /dev/null"
+check sysfs_write n1 "/sys/class/net/$IPO/delete_child" 0x8001
+
+kmsg "ib_ipoib unloaded and loaded again beside ipoib_ng"
+check rmmod ib_ipoib
+has_carrier n2 "$NG" || fail "$NG lost its carrier when ib_ipoib went"
+check modprobe ib_ipoib
+wait_for 30 "ib_ipoib's interface of softib1 again" ib_ipoib_if softib1
+IPO=$(ib_ipoib_if softib1)
+ns_move "$IPO" n1
+check ip -n n1 addr add 10.4.0.1/24 dev "$IPO"
+check ip -n n1 link set dev "$IPO" up
+wait_for 60 "carrier on $IPO in n1" has_carrier n1 "$IPO"
+# A new interface has a new QPN, so a new hardware address: n2's entry
+# for 10.4.0.1 holds the old one until the neighbour timers run out (up
+# to 45 s REACHABLE, ib_ipoib sends no gratuitous ARP), as on Ethernet
+# when a peer's MAC changes. Not what is tested here.
+check ip -n n2 neigh flush dev "$NG"
+wait_for 30 "ping n2 -> 10.4.0.1 again" ping_works n2 10.4.0.1
+check_ping n2 10.4.0.1
+check_ping n1 10.4.0.2
+
+check_dmesg_clean "ib_ipoib and ipoib_ng on one fabric"
+unload_ipoib
+check rmmod ib_ipoib
+stop_opensm
+unload_softib
+log "ib-interop: PASS"
