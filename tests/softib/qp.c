@@ -7,6 +7,8 @@
  * packet to the wire (wire.c).
  */
 #include <linux/slab.h>
+#include <rdma/ib_mad.h>
+#include <rdma/ib_sa.h>
 
 #include "softib.h"
 
@@ -116,6 +118,30 @@ static struct softib_pkt *softib_qp_make_pkt(struct rvt_qp *qp,
 	return pkt;
 }
 
+/* An SA request out of QP1 is counted (enum softib_sa_count). */
+static void softib_qp_count_sa(struct softib_hca_port *hp,
+			       const struct softib_pkt *pkt)
+{
+	const struct ib_mad_hdr *mh = (const struct ib_mad_hdr *)pkt->data;
+	u16 attr;
+
+	if (pkt->sqpn != be32_to_cpu(IB_QP1) || pkt->len < sizeof(*mh) ||
+	    mh->mgmt_class != IB_MGMT_CLASS_SUBN_ADM ||
+	    (mh->method & IB_MGMT_METHOD_RESP))
+		return;
+	atomic64_inc(&hp->sa_counts[SOFTIB_SA_REQUESTS]);
+	attr = be16_to_cpu(mh->attr_id);
+	if (attr == IB_SA_ATTR_MC_MEMBER_REC && mh->method == IB_MGMT_METHOD_SET)
+		atomic64_inc(&hp->sa_counts[SOFTIB_SA_JOINS]);
+	else if (attr == IB_SA_ATTR_MC_MEMBER_REC &&
+		 mh->method == IB_SA_METHOD_DELETE)
+		atomic64_inc(&hp->sa_counts[SOFTIB_SA_LEAVES]);
+	else if (attr == IB_SA_ATTR_PATH_REC)
+		atomic64_inc(&hp->sa_counts[SOFTIB_SA_PATHS]);
+	else if (attr == IB_SA_ATTR_INFORM_INFO)
+		atomic64_inc(&hp->sa_counts[SOFTIB_SA_INFORMS]);
+}
+
 /*
  * Out of the AH's port; to the own LID it loops back in the HCA. A
  * multicast packet also loops back to the port's own attached QPs, as
@@ -127,6 +153,8 @@ static void softib_qp_xmit(struct softib_hca *hca, u32 port_num,
 	struct softib_port *port = hca->hports[port_num - 1].port;
 	u16 lid = READ_ONCE(port->lid);
 	u16 mask = ~((1U << READ_ONCE(port->lmc)) - 1);
+
+	softib_qp_count_sa(&hca->hports[port_num - 1], pkt);
 
 	if (pkt->dlid >= be16_to_cpu(IB_MULTICAST_LID_BASE) &&
 	    pkt->dlid != SOFTIB_LID_PERMISSIVE) {

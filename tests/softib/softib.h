@@ -112,9 +112,23 @@ struct softib_node {
 	struct softib_port *ports;
 };
 
+/*
+ * The SA requests a port sends (QP1, class SubnAdm, no response bit), by
+ * what they ask; read in ports/P/softib/sa_* to compare ULPs' SA load.
+ */
+enum softib_sa_count {
+	SOFTIB_SA_REQUESTS,		/* every one */
+	SOFTIB_SA_JOINS,		/* Set of MCMemberRecord */
+	SOFTIB_SA_LEAVES,		/* Delete of MCMemberRecord */
+	SOFTIB_SA_PATHS,		/* Get or GetTable of PathRecord */
+	SOFTIB_SA_INFORMS,		/* Set of InformInfo */
+	SOFTIB_SA_NCOUNTS
+};
+
 /* An HCA port: rdmavt's view and the fabric's. */
 struct softib_hca_port {
 	struct rvt_ibport rvp;
+	atomic64_t sa_counts[SOFTIB_SA_NCOUNTS];
 	struct softib_port *port;
 	u16 pkeys[SOFTIB_NPKEYS];	/* rdmavt reads it without locks */
 	__be64 guids[SOFTIB_GUIDS];	/* GUIDInfo; [0] is the port GUID */

@@ -20,8 +20,31 @@ static ssize_t peer_show(struct ib_device *ibdev, u32 port_num,
 }
 static IB_PORT_ATTR_RO(peer);
 
+/* The SA requests the port sent (enum softib_sa_count), since load. */
+#define SOFTIB_SA_ATTR(_name, _count)					\
+static ssize_t _name##_show(struct ib_device *ibdev, u32 port_num,	\
+			    struct ib_port_attribute *attr, char *buf)	\
+{									\
+	struct softib_hca *hca = softib_hca_from_ibdev(ibdev);		\
+									\
+	return sysfs_emit(buf, "%lld\n", (long long)atomic64_read(	\
+		&hca->hports[port_num - 1].sa_counts[_count]));		\
+}									\
+static IB_PORT_ATTR_RO(_name)
+
+SOFTIB_SA_ATTR(sa_requests, SOFTIB_SA_REQUESTS);
+SOFTIB_SA_ATTR(sa_joins, SOFTIB_SA_JOINS);
+SOFTIB_SA_ATTR(sa_leaves, SOFTIB_SA_LEAVES);
+SOFTIB_SA_ATTR(sa_paths, SOFTIB_SA_PATHS);
+SOFTIB_SA_ATTR(sa_informs, SOFTIB_SA_INFORMS);
+
 static struct attribute *softib_sysfs_port_attrs[] = {
 	&ib_port_attr_peer.attr,
+	&ib_port_attr_sa_requests.attr,
+	&ib_port_attr_sa_joins.attr,
+	&ib_port_attr_sa_leaves.attr,
+	&ib_port_attr_sa_paths.attr,
+	&ib_port_attr_sa_informs.attr,
 	NULL
 };
 
