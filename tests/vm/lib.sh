@@ -146,6 +146,45 @@ ns_move() {
 	check ip link set dev "$1" netns "$2"
 }
 
+# in_ns NS CMD...: CMD in namespace NS, or in the initial one if NS is "".
+in_ns() {
+	local ns=$1
+	shift
+	if [[ -n $ns ]]; then
+		ip netns exec "$ns" "$@"
+	else
+		"$@"
+	fi
+}
+
+# mc_delivers RX_NS RX_IF TX_NS TX_IF GROUP [CMD...]: a socket in RX_NS
+# joins GROUP on RX_IF (then CMD runs, if given); TX_NS sends to GROUP
+# out of TX_IF until a first datagram arrives, then 20 more, each of
+# which must arrive. The first ones may be lost while the SM programs
+# the switch's MFT after the member's join (OpenSM answers the join
+# first) or wait for the sender's send-only join: not what is counted.
+MC_TOOL=$(dirname "${BASH_SOURCE[0]}")/mc_tool.py
+mc_delivers() {
+	local rns=$1 rif=$2 tns=$3 tif=$4 group=$5 pid
+	shift 5
+	rm -f /tmp/mc-r /tmp/mc-r.ready
+	in_ns "$rns" python3 "$MC_TOOL" recv "$rif" "$group" 5001 /tmp/mc-r &
+	pid=$!
+	wait_for 10 "the member socket of $group on $rif" test -e /tmp/mc-r.ready
+	(($# == 0)) || "$@"
+	_mc_first() {
+		check in_ns "$tns" python3 "$MC_TOOL" send "$tif" "$group" 5001 w 1
+		grep -q "^w " /tmp/mc-r
+	}
+	wait_for 30 "a first datagram of $group on $rif" _mc_first
+	check in_ns "$tns" python3 "$MC_TOOL" send "$tif" "$group" 5001 r1 20
+	_mc_got() { [[ $(grep -c "^r1 " /tmp/mc-r) == 20 ]]; }
+	wait_for 10 "20 datagrams of $group on $rif" _mc_got
+	kill "$pid"
+	wait "$pid" || true
+	log "$rif got all 20 datagrams $tif sent to $group"
+}
+
 # sysfs_write NS FILE VALUE, sysfs_read NS FILE: a sysfs file as NS sees
 # it (ip netns exec mounts the namespace's own /sys).
 sysfs_write() {
