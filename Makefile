@@ -119,15 +119,20 @@ check: deps-present
 # Debian's kernels have, privilege (50 s here, 3 minutes on the debug
 # kernel, where check-debug-all runs it with KASAN), and teardown (its
 # unload and device removal under traffic run in churn on the debug
-# kernel too; its namespace cases only here).
+# kernel too; its namespace cases only here), and ib-interop (ipoib_ng
+# and the in-tree ib_ipoib on softib's InfiniBand fabric with OpenSM:
+# the wire format against another implementation; the other ib-*
+# scenarios and 6.12 are `make vm-softib-ipoib`).
 # deb-check (mk/deb.mk): the .deb installed with apt, DKMS builds for 6.1,
 # 6.12 and 6.12-rt; 6.12 runs datapath, mcast, pkey, cm and observe with the
 # installed module, 6.12-rt datapath. The debug kernel (check-debug,
 # mk/kernel.mk) runs the KUnit suites and churn; check-debug-all runs
 # every scenario there, make vm-check every scenario on Debian's 6.1.
-CHECK_VM_SCENARIOS ?= ping bond exclusion gidchurn privilege hostile teardown
+CHECK_VM_SCENARIOS ?= ping bond exclusion gidchurn privilege hostile teardown \
+	ib-interop
 .PHONY: check-vm
 check-vm: module
+	$(MAKE) softib SOFTIB_KRELS="$(firstword $(SOFTIB_KRELS))"
 	$(MAKE) vm-check VM_SCENARIOS="$(CHECK_VM_SCENARIOS)"
 
 quick: deps-present
