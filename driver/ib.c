@@ -5,6 +5,7 @@
  * The verbs resources are in verbs.c, address handles in ah.c, the
  * control work and the port's events in ctl.c.
  */
+#include <linux/ctype.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/rtnetlink.h>
@@ -34,15 +35,18 @@ static bool ipn_ports_item(const char *item, size_t len, const char *name,
 	const char *colon = memchr(item, ':', len);
 	size_t nlen = colon ? colon - item : len;
 	char num[11];
+	size_t i;
 	u32 want;
 
 	if (!colon && len == 2 && !memcmp(item, "ib", 2))
 		return !name || ib;
 	if (!colon && len == 4 && !memcmp(item, "roce", 4))
 		return !name || roce;
-	if (!nlen || nlen >= IB_DEVICE_NAME_MAX ||
-	    memchr(item, ' ', nlen) || memchr(item, '\t', nlen))
+	if (!nlen || nlen >= IB_DEVICE_NAME_MAX)
 		return false;
+	for (i = 0; i < nlen; i++)
+		if (!isgraph(item[i]))	/* no blank or control in a name */
+			return false;
 	if (colon) {
 		size_t plen = len - nlen - 1;
 

@@ -160,7 +160,11 @@ char ipn_ports[IPN_PORTS_LEN];
 static int ipn_param_set_ports(const char *val, const struct kernel_param *kp)
 {
 	char buf[IPN_PORTS_LEN];
-	size_t len = strcspn(val, "\n");
+	size_t len = strlen(val);
+
+	/* echo's newline ends the value; any other is refused below. */
+	if (len && val[len - 1] == '\n')
+		len--;
 
 	if (len >= sizeof(buf)) {
 		pr_warn(IPN_DRV_NAME ": ports: at most %zu characters\n",

@@ -527,12 +527,14 @@ static void shim_ports_param(struct kunit *test)
 {
 	static const char * const good[] = {
 		"", "ib", "roce", "rxe0", "softib1:1", "roce,mlx5_1:2",
-		"mlx5_0:1,mlx5_0:2,ib",
+		"mlx5_0:1,mlx5_0:2,ib", "rxe0:4294967295",
+		"a_device_name_of_sixty_three_characters_the_longest_ib_core_has",
 	};
 	static const char * const bad[] = {
 		",", "ib,", ",roce", "rxe0:", "rxe0:0", "rxe0:x", "rxe0:01",
 		"rxe0:+1", ":1", "rxe0:1:2", "rxe 0", "rxe0:4294967296",
 		"a_device_name_longer_than_sixty_three_characters_is_not_a_name_x",
+		"ib\nroce", "rxe0\t", "rxe\x01", "rxe0,,ib",
 	};
 	unsigned int i;
 
