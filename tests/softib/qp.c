@@ -122,12 +122,21 @@ static struct softib_pkt *softib_qp_make_pkt(struct rvt_qp *qp,
 static void softib_qp_count_sa(struct softib_hca_port *hp,
 			       const struct softib_pkt *pkt)
 {
-	const struct ib_mad_hdr *mh = (const struct ib_mad_hdr *)pkt->data;
+	const struct ib_rmpp_mad *rm = (const struct ib_rmpp_mad *)pkt->data;
+	const struct ib_mad_hdr *mh = &rm->mad_hdr;
 	u16 attr;
 
-	if (pkt->sqpn != be32_to_cpu(IB_QP1) || pkt->len < sizeof(*mh) ||
+	if (pkt->sqpn != be32_to_cpu(IB_QP1) ||
+	    pkt->len < sizeof(*mh) + sizeof(rm->rmpp_hdr) ||
 	    mh->mgmt_class != IB_MGMT_CLASS_SUBN_ADM ||
 	    (mh->method & IB_MGMT_METHOD_RESP))
+		return;
+	/*
+	 * The receiver's ACK of an RMPP answer (a GetTable's) is the answer's
+	 * method with the response bit cleared (mad_rmpp.c): no request.
+	 */
+	if ((rm->rmpp_hdr.rmpp_rtime_flags & IB_MGMT_RMPP_FLAG_ACTIVE) &&
+	    rm->rmpp_hdr.rmpp_type == IB_MGMT_RMPP_TYPE_ACK)
 		return;
 	atomic64_inc(&hp->sa_counts[SOFTIB_SA_REQUESTS]);
 	attr = be16_to_cpu(mh->attr_id);
