@@ -165,10 +165,13 @@ in_ns() {
 # first) or wait for the sender's send-only join: not what is counted.
 MC_TOOL=$(dirname "${BASH_SOURCE[0]}")/mc_tool.py
 mc_delivers() {
-	local rns=$1 rif=$2 tns=$3 tif=$4 group=$5 pid
+	local rns=$1 rif=$2 tns=$3 tif=$4 group=$5 pid pre=()
 	shift 5
 	rm -f /tmp/mc-r /tmp/mc-r.ready
-	in_ns "$rns" python3 "$MC_TOOL" recv "$rif" "$group" 5001 /tmp/mc-r &
+	# Not through in_ns: a function in the background is a subshell, and
+	# killing it would leave python3 and its membership behind.
+	[[ -z $rns ]] || pre=(ip netns exec "$rns")
+	"${pre[@]}" python3 "$MC_TOOL" recv "$rif" "$group" 5001 /tmp/mc-r &
 	pid=$!
 	wait_for 10 "the member socket of $group on $rif" test -e /tmp/mc-r.ready
 	(($# == 0)) || "$@"

@@ -49,7 +49,8 @@ member_in() {
 # the SA answered it), 10 more, every one.
 reaches_n1() {
 	local group=$1 tag=$2 pid
-	ip netns exec n1 timeout 90 tcpdump -l -i "$IB1" -nn -A \
+	# -p: promiscuous mode stays off, the all-multicast mode alone.
+	ip netns exec n1 timeout 90 tcpdump -p -l -i "$IB1" -nn -A \
 		"udp and dst host $group and dst port 5002" \
 		> "/tmp/td-$tag.txt" 2> "/tmp/td-$tag.err" &
 	pid=$!

@@ -9,10 +9,11 @@
 # Asserts:
 # - coexistence (Documentation/admin-guide.rst, "Beside ib_ipoib"):
 #   with ib_ipoib loaded, ipoib_ng's defaults are refused with -EBUSY and
-#   a line that names link_kind=0; a ports= that names no port is refused
+#   a line that names link_kind=0; a ports= of the wrong form is refused
 #   with -EINVAL; link_kind=0 ports=softib2 loads, and ipoib_ng serves
 #   softib2 only; ib_ipoib unloaded and loaded again beside it works (the
-#   link kind was left to it) and they talk again;
+#   link kind was left to it) and they talk again; at the end ports=roce
+#   serves none of softib's InfiniBand ports and ports=ib all of them;
 # - interop: ib_ipoib's interface of softib1 in n1, ipoib_ng's of softib2
 #   in n2. Both get a carrier from the SA's broadcast group; ARP and ND
 #   both ways, each side's neighbour entry holding the other driver's
@@ -69,7 +70,7 @@ insmod_refused() {
 kmsg "ipoib_ng's defaults are refused beside it, with the way out named"
 insmod_refused "Device or resource busy" \
 	'the "ipoib" link kind is taken: unload ib_ipoib first, or load with link_kind=0'
-kmsg "a ports= that names no port is refused"
+kmsg "a ports= of the wrong form is refused"
 insmod_refused "Invalid parameters" \
 	'ports: "softib1:0" is not a comma-separated list' link_kind=0 ports=softib1:0
 
@@ -161,6 +162,7 @@ check sysfs_write n1 "/sys/class/net/$IPO/delete_child" 0x8001
 
 kmsg "ib_ipoib unloaded and loaded again beside ipoib_ng"
 check rmmod ib_ipoib
+sleep 3
 has_carrier n2 "$NG" || fail "$NG lost its carrier when ib_ipoib went"
 check modprobe ib_ipoib
 wait_for 30 "ib_ipoib's interface of softib1 again" ib_ipoib_if softib1
@@ -180,6 +182,23 @@ check_ping n1 10.4.0.2
 
 check_dmesg_clean "ib_ipoib and ipoib_ng on one fabric"
 unload_ipoib
+
+kmsg "ports=roce leaves softib's InfiniBand ports alone, ports=ib takes them"
+load_ipoib link_kind=0 ports=roce
+sleep 2
+# No ipoib_ng interface at all (its have an ibdev file; not ipoib_if_for,
+# which without any falls back to ib_ipoib's by creation order).
+if compgen -G '/sys/class/net/*/ibdev' > /dev/null; then
+	grep . /sys/class/net/*/ibdev
+	fail "ports=roce made interfaces on softib's InfiniBand ports"
+fi
+unload_ipoib
+load_ipoib link_kind=0 ports=ib
+for d in softib0 softib1 softib2; do
+	wait_ipoib_if "$d" > /dev/null
+done
+unload_ipoib
+
 check rmmod ib_ipoib
 stop_opensm
 unload_softib

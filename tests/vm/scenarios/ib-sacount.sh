@@ -174,8 +174,10 @@ leaves=$(($(sa softib2 leaves) - ${base[softib2.leaves]}))
 ((joins <= members + ${#IFS_NG[@]})) ||
 	fail "ipoib_ng: $joins joins for $members memberships (at most $((members + ${#IFS_NG[@]})))"
 ((leaves == 0)) || fail "ipoib_ng: $leaves leaves sent to an SM that knows no group"
-# By when every FullMember group had its join: spread, and within
-# rejoin_spread_ms (plus the sampling's and the SM's seconds).
+# By when the port had sent as many joins as ipoib_ng held FullMember
+# groups (send-only and broadcast joins count too, so this is no later
+# than its last FullMember join): spread, and within rejoin_spread_ms
+# (plus the sampling's and the SM's seconds).
 t1=$(at softib2 1)
 tall=$(at softib2 "$held")
 limit=$(( $(< "/sys/module/$IPOIB_NAME/parameters/rejoin_spread_ms") / 1000 + 5 ))
