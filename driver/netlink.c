@@ -184,8 +184,6 @@ struct rtnl_link_ops ipn_link_ops __read_mostly = {
 	.fill_info = ipn_nl_fill_info,
 };
 
-static bool ipn_link_kind_registered;
-
 /*
  * link_kind=N (beside ib_ipoib): no link kind. Interfaces keep
  * ipn_link_ops for their dump and dellink, which go by the device's own
@@ -204,14 +202,12 @@ int ipn_netlink_init(void)
 		pr_err(IPN_DRV_NAME ": the \"ipoib\" link kind is taken: unload ib_ipoib first, or load with link_kind=0 (and ports=) to run beside it\n");
 		return -EBUSY;	/* -EEXIST would make modprobe report success */
 	}
-	if (!ret)
-		ipn_link_kind_registered = true;
 	return ret;
 }
 
+/* Only after ipn_netlink_init() succeeded; link_kind is read-only. */
 void ipn_netlink_exit(void)
 {
-	if (ipn_link_kind_registered)
+	if (ipn_link_kind)
 		rtnl_link_unregister(&ipn_link_ops);
-	ipn_link_kind_registered = false;
 }
