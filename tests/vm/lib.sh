@@ -146,17 +146,6 @@ ns_move() {
 	check ip link set dev "$1" netns "$2"
 }
 
-# in_ns NS CMD...: CMD in namespace NS, or in the initial one if NS is "".
-in_ns() {
-	local ns=$1
-	shift
-	if [[ -n $ns ]]; then
-		ip netns exec "$ns" "$@"
-	else
-		"$@"
-	fi
-}
-
 # mc_delivers RX_NS RX_IF TX_NS TX_IF GROUP [CMD...]: a socket in RX_NS
 # joins GROUP on RX_IF (then CMD runs, if given); TX_NS sends to GROUP
 # out of TX_IF until a first datagram arrives, then 20 more, each of
@@ -165,22 +154,24 @@ in_ns() {
 # first) or wait for the sender's send-only join: not what is counted.
 MC_TOOL=$(dirname "${BASH_SOURCE[0]}")/mc_tool.py
 mc_delivers() {
-	local rns=$1 rif=$2 tns=$3 tif=$4 group=$5 pid pre=()
+	local rns=$1 rif=$2 tns=$3 tif=$4 group=$5 pid rx=() tx=()
 	shift 5
 	rm -f /tmp/mc-r /tmp/mc-r.ready
-	# Not through in_ns: a function in the background is a subshell, and
-	# killing it would leave python3 and its membership behind.
-	[[ -z $rns ]] || pre=(ip netns exec "$rns")
-	"${pre[@]}" python3 "$MC_TOOL" recv "$rif" "$group" 5001 /tmp/mc-r &
+	# Namespace "" is the initial one. A command prefix, not a function:
+	# a function in the background is a subshell, and killing it would
+	# leave python3 and its membership behind.
+	[[ -z $rns ]] || rx=(ip netns exec "$rns")
+	[[ -z $tns ]] || tx=(ip netns exec "$tns")
+	"${rx[@]}" python3 "$MC_TOOL" recv "$rif" "$group" 5001 /tmp/mc-r &
 	pid=$!
 	wait_for 10 "the member socket of $group on $rif" test -e /tmp/mc-r.ready
 	(($# == 0)) || "$@"
 	_mc_first() {
-		check in_ns "$tns" python3 "$MC_TOOL" send "$tif" "$group" 5001 w 1
+		check "${tx[@]}" python3 "$MC_TOOL" send "$tif" "$group" 5001 w 1
 		grep -q "^w " /tmp/mc-r
 	}
 	wait_for 30 "a first datagram of $group on $rif" _mc_first
-	check in_ns "$tns" python3 "$MC_TOOL" send "$tif" "$group" 5001 r1 20
+	check "${tx[@]}" python3 "$MC_TOOL" send "$tif" "$group" 5001 r1 20
 	_mc_got() { [[ $(grep -c "^r1 " /tmp/mc-r) == 20 ]]; }
 	wait_for 10 "20 datagrams of $group on $rif" _mc_got
 	kill "$pid"
@@ -828,6 +819,13 @@ sa_mcmr() {
 	timeout 60 saquery -C softib0 -P 1 -t 1000 --smkey 1 --mgid "$1" MCMR \
 		> /tmp/mcm.out 2>&1 ||
 		{ cat /tmp/mcm.out; fail "saquery MCMemberRecord of $1 failed"; }
+}
+
+# sa_member MGID GID: the SA lists port GID as a member of group MGID
+# (a predicate for wait_for; sa_mcmr for the records themselves).
+sa_member() {
+	saquery -C softib0 -P 1 -t 1000 --smkey 1 --mgid "$1" MCMR 2> /dev/null |
+		grep -q "PortGid\.*$2\$"
 }
 
 # smp DEV OP...: smpquery -D from DEV's port 1 (hop 0, or the directed

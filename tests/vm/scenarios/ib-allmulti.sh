@@ -71,8 +71,8 @@ reaches_n1() {
 kmsg "n2 makes 239.6.0.1 before the mode"
 member_in /tmp/mc-a 239.6.0.1
 first_pid=$MEMBER_PID
-wait_for 30 "the SA's group of 239.6.0.1" sh -c \
-	"saquery -C softib0 -P 1 -t 1000 --smkey 1 --mgid ff12:401b:ffff::f06:1 MCMR 2> /dev/null | grep -q PortGid"
+wait_for 30 "softib2 in the SA's group of 239.6.0.1" \
+	sa_member ff12:401b:ffff::f06:1 fe80::200:0:0:301
 ! mcg1 | grep -q "^$(mgid_of 1) " || fail "n1 holds 239.6.0.1 before the mode"
 
 kmsg "n1 enters the all-multicast mode"

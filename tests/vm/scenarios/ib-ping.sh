@@ -88,10 +88,6 @@ expect_lines /tmp/show.out "qkey 0x0*b1b"
 log "multicast: n1 joins 239.1.1.1, the initial namespace sends to it"
 # n1's FullMember join creates the group (RFC 4391 s4: ff12:401b:ffff::
 # and the group's low 28 bits); OpenSM programs the switch's MFT.
-sa_member() {
-	saquery -C softib0 -P 1 -t 1000 --smkey 1 --mgid "$1" MCMR 2> /dev/null |
-		grep -q "PortGid\.*$2\$"
-}
 mc_delivers n1 "$IB1" "" "$IB0" 239.1.1.1 \
 	wait_for 30 "softib1 in the SA's group of 239.1.1.1" \
 	sa_member ff12:401b:ffff::f01:101 fe80::200:0:0:201
