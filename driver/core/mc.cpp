@@ -27,7 +27,8 @@
  *   IDLE     --subscribe--> JOINING (JOIN FULL/NON)
  *   IDLE     --tx--> JOINING (JOIN SENDONLY, QUEUE)
  *   JOINING  --ok--> JOINED (ATTACH unless send-only, FLUSH_QUEUE)
- *   JOINING  --ENOENT on a send-only join--> MISSING (TO_ROUTERS or PURGE)
+ *   JOINING  --ENOENT on a send-only join--> MISSING (TO_ROUTERS or PURGE),
+ *            or JOINING (JOIN) what the stack subscribed meanwhile
  *   JOINING  --err/timeout--> BACKOFF (PURGE, LOG on the first)
  *   BACKOFF  --deadline--> JOINING
  *   JOINING  --unsubscribe--> LEAVING --join done--> FREE (LEAVE if joined)
@@ -298,6 +299,14 @@ ipc_mc_state mc_on_join_done(McCall &k, ipc_mc_state s, int status,
 			k.obj->deadline_ms = IPC_NO_DEADLINE;
 			return IPC_MC_HELD;
 		}
+		/*
+		 * No group for a send-only join, but the stack subscribed
+		 * during it: its join creates the group (s10), now.
+		 */
+		if (status == -IPC_ENOENT &&
+		    k.obj->pending == IPC_JOIN_SENDONLY &&
+		    mc_desired(k.obj) != IPC_JOIN_SENDONLY)
+			return mc_join_fresh(k, mc_desired(k.obj));
 		if (status != -IPC_ENOENT ||
 		    k.obj->pending != IPC_JOIN_SENDONLY)
 			return mc_join_failed(k, status);

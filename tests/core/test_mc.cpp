@@ -249,6 +249,26 @@ TEST(mc_joining, enoent_sendonly_wide_scope_without_routers_drops)
 	EXPECT_EQ(t.r.reason, IPC_R_NOT_JOINED);
 }
 
+/*
+ * The stack subscribed FullMember while a send-only join was out, and the
+ * SA refused that join (no group yet): the FullMember join creates the
+ * group, at once, the frame waiting for it. Before, the absence was
+ * cached with the stack's want inside, and freed with it at expiry.
+ */
+TEST(mc_joining, enoent_sendonly_after_full_subscribe_joins_full)
+{
+	Mc t;
+	t.joining_sendonly();
+	t.sub(T0 + 1);
+	auto &r = t.done(T0 + 3, -IPC_ENOENT);
+	EXPECT_ACTS(r, IPC_ACT_JOIN);
+	EXPECT_EQ(r.join_type, IPC_JOIN_FULL);
+	EXPECT_EQ(t.state(), IPC_MC_JOINING);
+	EXPECT_EQ(t.m.queued, 1);
+	EXPECT_ACTS(t.done(T0 + 4, 0), IPC_ACT_ATTACH | IPC_ACT_FLUSH_QUEUE);
+	EXPECT_EQ(t.m.joined, IPC_JOIN_FULL);
+}
+
 TEST(mc_joining, subscribe_during_sendonly_join_swaps_on_completion)
 {
 	Mc t;
