@@ -1,25 +1,40 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * IFF_ALLMULTI on InfiniBand (and IFF_PROMISC with promisc_allmulti): the
- * promiscuous multicast mode that IP multicast routers need, emulated as
- * RFC 4391 s11 says, since IBA has no such mode:
+ * The SA's group notices, for every sender and for routers.
+ *
+ * RFC 4391 s10: "Senders MUST subscribe to the multicast group create and
+ * delete traps". With sa_notices=1 every interface that is up on an
+ * InfiniBand port subscribes (InformInfo, traps 66 and 67), so that a
+ * send-only membership follows its group: deleted, it is given up (a
+ * group made again gets another MLID); created, a cached absence is
+ * forgotten (ipc_mc_notice()). Not by default: the subscription is to
+ * every group of the fabric, and each group made or deleted costs the SM
+ * a Report to every subscribed port (ipoib_core.h).
+ *
+ * IFF_ALLMULTI (and IFF_PROMISC with promisc_allmulti): the promiscuous
+ * multicast mode that IP multicast routers need, emulated as s11 says,
+ * since IBA has no such mode:
  *   A) the SA's list of every multicast group (SubnAdmGetTable of
  *      MCMemberRecord),
  *   B) a NonMember join to each group with an IPoIB signature of this
  *      link (ipc_allmulti_wants()),
- *   C) a subscription to the SA's "group created" notices (InformInfo,
- *      trap 66), so that later groups are joined too; "group deleted"
- *      (trap 67) leaves them.
+ *   C) the notices above: a group created later is joined too, a group
+ *      deleted is left.
  * Leaving the mode leaves the NonMember memberships (the FullMember ones
- * the stack asked for stay). The core builds and parses the MADs; this
- * file moves them. On RoCE there is no SA and no group directory: the
- * mode changes nothing there (one message says so).
+ * the stack asked for stay); with sa_notices the subscriptions stay while
+ * the interface is up. The core builds and parses the MADs; this file moves them. On
+ * RoCE there is no SA and no group directory: nothing is subscribed, and
+ * the mode changes nothing there (one message says so).
  *
- * MADs: each interface in the mode has a GSI agent of its own for its
- * requests (unregistering it cancels them and waits for its handlers);
- * each port has one more, in the port's interface (priv->parent), which
- * receives the SA's Reports for every interface of the port and answers
- * them. Both are behind ipn_sa_ops (am_*), which KUnit replaces.
+ * MADs: each interface subscribed has a GSI agent of its own for
+ * its requests (unregistering it cancels them and waits for its
+ * handlers); each port has one more, in the port's interface
+ * (priv->parent), which receives the SA's Reports for every interface of
+ * the port and answers them. Both are behind ipn_sa_ops (am_*), which
+ * KUnit replaces. Every request goes on the default partition, so the SA
+ * holds one subscription per port, whichever interface asked (each asks,
+ * the SA updates the one it has); the last interface of the port that
+ * holds it cancels it (ipn_am_shared()).
  */
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -59,14 +74,19 @@ static void ipn_am_log(struct ipn_priv *priv, const struct ipc_result *r,
 		       const char *step, int status)
 {
 	u64 now = ipn_now_ms();
+	struct ipc_view v;
 
 	if (r->reason == IPC_AM_LOG_NO_SA) {
 		netdev_info(priv->dev, "all-multicast: RoCE has no SA to list the groups; only the stack's groups are joined\n");
 		return;
 	}
 	ipn_inc(priv, mc_failures);
-	net_warn_ratelimited("%s: all-multicast: %s: %d, again in %llu ms\n",
-			     priv->dev->name, step, status,
+	spin_lock_bh(&priv->lock);
+	ipc_am_view(&priv->am.st, &v);
+	spin_unlock_bh(&priv->lock);
+	net_warn_ratelimited("%s: SA group notices%s: %s: %d, again in %llu ms\n",
+			     priv->dev->name, v.want ? " and directory" : "",
+			     step, status,
 			     r->deadline_ms > now ? r->deadline_ms - now : 0);
 }
 
@@ -136,6 +156,36 @@ static void ipn_am_group(struct ipn_priv *priv, const u8 *mgid, bool listed)
 	}
 	if (mc)
 		ipn_mcast_apply(priv, mc, &r, NULL);
+}
+
+/* s10: a sender's group follows a notice. priv->lock held. */
+static void ipn_am_sender(struct ipn_priv *priv, const u8 *mgid, bool created)
+{
+	struct ipn_mcast *mc = ipn_mcast_find(priv, mgid);
+	struct ipc_result r;
+
+	lockdep_assert_held(&priv->lock);
+	if (!mc || mc->is_bcast)
+		return;
+	ipc_mc_notice(&mc->st, &priv->mc_cfg, ipn_now_ms(), created, &r);
+	ipn_mcast_apply(priv, mc, &r, NULL);
+}
+
+/*
+ * Whether another interface of priv's port has a MAD agent, and so may
+ * hold the subscription the SA keeps for the port (its Reports' address:
+ * the port's QP 1 on the default partition, whichever interface asked).
+ */
+static bool ipn_am_shared(struct ipn_priv *priv)
+{
+	struct ipn_priv *port = ipn_am_port_priv(priv), *other;
+	bool shared = false;
+
+	spin_lock_bh(&port->am_port.lock);
+	list_for_each_entry(other, &port->am_port.list, am.node)
+		shared |= other != priv;
+	spin_unlock_bh(&port->am_port.lock);
+	return shared;
 }
 
 /* SWEEP, or LEAVE_ALL: each group, as the core says. priv->lock held. */
@@ -293,8 +343,10 @@ void ipn_allmulti_answer(struct ipn_priv *priv, u64 tid, const u8 *buf,
 
 /*
  * A Report beyond the rate (ipc_notice_admit): answered, not acted on;
- * every interface in the mode syncs once they may have stopped, and the
- * machine reads the directory again when the rate says (ipc_am_sync()).
+ * every interface subscribed syncs once they may have stopped, and one in
+ * the mode reads the directory again when the rate says (ipc_am_sync()).
+ * A sender's group that missed its notice is right again when its
+ * send-only membership idles out, or its cached absence expires.
  * am_port.lock held.
  */
 static void ipn_am_limited(struct ipn_priv *port_priv)
@@ -314,8 +366,9 @@ static void ipn_am_limited(struct ipn_priv *port_priv)
 /*
  * A Report to the port of port_priv (its interface without a parent),
  * from LID slid on the partition pkey, while the port's SM is at sm_lid:
- * a group was created or deleted. Every interface of the port in the
- * mode follows. resp gets the ReportResp to send back. Returns 0 when
+ * a group was created or deleted. Every interface of the port that is
+ * subscribed follows: its send-only group (s10), and in the mode its
+ * NonMember one (s11). resp gets the ReportResp to send back. Returns 0 when
  * resp is to be sent, -EPROTO for what is no notice, -EACCES for a Report
  * that is not the SA's (counted in sa_reports_refused, said once). Those
  * beyond the rate are answered, not acted on (ipn_am_limited()).
@@ -348,6 +401,7 @@ int ipn_allmulti_notice(struct ipn_priv *port_priv, u16 slid, u16 sm_lid,
 	list_for_each_entry(priv, &port_priv->am_port.list, am.node) {
 		spin_lock(&priv->lock);
 		ipn_am_group(priv, mgid, trap == IPC_TRAP_MCG_CREATED);
+		ipn_am_sender(priv, mgid, trap == IPC_TRAP_MCG_CREATED);
 		spin_unlock(&priv->lock);
 		ipn_ctl_kick(priv);
 	}
@@ -356,15 +410,16 @@ int ipn_allmulti_notice(struct ipn_priv *port_priv, u16 slid, u16 sm_lid,
 }
 
 /*
- * The interface is going down: leave the mode now, while the QP can
- * still send the cancellations. ctl_mutex held.
+ * The interface is going down: cancel the subscriptions and leave the
+ * mode now, while the QP can still send. ctl_mutex held.
  */
 void ipn_allmulti_stop(struct ipn_priv *priv)
 {
+	bool shared = ipn_am_shared(priv);
 	struct ipc_result r;
 
 	spin_lock_bh(&priv->lock);
-	ipc_am_stop(&priv->am.st, priv->up, &r);
+	ipc_am_stop(&priv->am.st, priv->up, shared, &r);
 	spin_unlock_bh(&priv->lock);
 	ipn_am_perform(priv, &r);
 }
@@ -383,6 +438,8 @@ void ipn_allmulti_sync(struct ipn_priv *priv)
 		.promisc = !!(flags & IFF_PROMISC),
 		.promisc_too = READ_ONCE(ipn_promisc_allmulti),
 		.has_sa = priv->ops->sa_directory && priv->sa->am_start,
+		.notices = READ_ONCE(ipn_sa_notices),
+		.shared = ipn_am_shared(priv),
 	};
 	struct ipc_notice_rate rate;
 	struct ipc_result r;
@@ -400,15 +457,18 @@ void ipn_allmulti_sync(struct ipn_priv *priv)
 
 /*
  * The link was flushed: the memberships are made again and the SA may
- * have lost the subscriptions. true if the interface is in the mode: the
- * caller runs the rx_mode work, whose sync subscribes and reads again.
+ * have lost the subscriptions. true if the machine runs: the caller runs
+ * the rx_mode work, whose sync subscribes (and in the mode reads) again
+ * after a delay spread as the rejoins are.
  */
 bool ipn_allmulti_flushed(struct ipn_priv *priv)
 {
+	u32 spread = priv->ops->sa_directory ?
+			     READ_ONCE(ipn_rejoin_spread_ms) : 0;
 	bool in;
 
 	spin_lock_bh(&priv->lock);
-	in = ipc_am_flushed(&priv->am.st);
+	in = ipc_am_flushed(&priv->am.st, ipn_now_ms(), spread, &priv->rng);
 	spin_unlock_bh(&priv->lock);
 	return in;
 }
@@ -592,7 +652,13 @@ void ipn_am_ib_stop(struct ipn_priv *priv)
 	mutex_unlock(&port->am_port.mutex);
 }
 
-/* To the SM's LID (IBA s15.2: the SA lives there). */
+/*
+ * To the SM's LID (IBA s15.2: the SA lives there), on the default
+ * partition, as ib_sa's queries go: the one every port shares with the SM,
+ * whatever the interface's P_Key, and the one the SA's Reports are taken
+ * on (ipc_sa_report_source_ok()). -ENETDOWN while the port has no SM
+ * (not active yet) or no default P_Key: the machine waits for them.
+ */
 int ipn_am_ib_send(struct ipn_priv *priv, const u8 *mad)
 {
 	struct ib_mad_agent *agent = priv->am.agent;
@@ -600,11 +666,16 @@ int ipn_am_ib_send(struct ipn_priv *priv, const u8 *mad)
 	struct ib_port_attr pattr;
 	struct ib_mad_send_buf *send;
 	struct ib_ah *ah;
+	u16 pkey_index;
 	int ret;
 
 	ret = ib_query_port(priv->ca, priv->port, &pattr);
 	if (ret)
 		return ret;
+	if (pattr.state != IB_PORT_ACTIVE || !pattr.sm_lid ||
+	    ib_find_cached_pkey(priv->ca, priv->port, IPC_PKEY_DEFAULT,
+				&pkey_index))
+		return -ENETDOWN;
 	attr.type = rdma_ah_find_type(priv->ca, priv->port);
 	rdma_ah_set_dlid(&attr, pattr.sm_lid);
 	rdma_ah_set_sl(&attr, pattr.sm_sl);
@@ -612,8 +683,8 @@ int ipn_am_ib_send(struct ipn_priv *priv, const u8 *mad)
 	ah = rdma_create_ah(agent->qp->pd, &attr, RDMA_CREATE_AH_SLEEPABLE);
 	if (IS_ERR(ah))
 		return PTR_ERR(ah);
-	send = ib_create_send_mad(agent, 1, priv->pkey_index, 0,
-				  IB_MGMT_SA_HDR, IB_MGMT_SA_DATA, GFP_KERNEL,
+	send = ib_create_send_mad(agent, 1, pkey_index, 0, IB_MGMT_SA_HDR,
+				  IB_MGMT_SA_DATA, GFP_KERNEL,
 				  IB_MGMT_BASE_VERSION);
 	if (IS_ERR(send)) {
 		rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);

@@ -131,7 +131,10 @@ static int ipn_conns_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(ipn_conns);
 
-/* The all-multicast mode (RFC 4391 s11): the core's machine. */
+/*
+ * The SA's group notices (RFC 4391 s10) and the all-multicast mode
+ * (s11): the core's machine; directory on while in the mode.
+ */
 static int ipn_allmulti_show(struct seq_file *m, void *v)
 {
 	struct ipn_priv *priv = m->private;
@@ -140,8 +143,8 @@ static int ipn_allmulti_show(struct seq_file *m, void *v)
 	spin_lock_bh(&priv->lock);
 	ipc_am_view(&priv->am.st, &st);
 	spin_unlock_bh(&priv->lock);
-	seq_printf(m, "state %s attempts %u groups %u retry_ms %llu\n",
-		   st.state, st.attempts, st.members,
+	seq_printf(m, "state %s directory %s attempts %u groups %u retry_ms %llu\n",
+		   st.state, st.want ? "on" : "off", st.attempts, st.members,
 		   ipn_ms_left(st.deadline_ms, ipn_now_ms()));
 	return 0;
 }

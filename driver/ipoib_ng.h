@@ -212,6 +212,7 @@ extern unsigned int ipn_cm_tx_max;
 extern unsigned int ipn_paths_max;
 extern unsigned int ipn_groups_max;
 extern bool ipn_promisc_allmulti;
+extern bool ipn_sa_notices;
 extern bool ipn_link_kind;
 /* ports=: at most this long, with its NUL (ib.c). */
 #define IPN_PORTS_LEN 256

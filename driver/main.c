@@ -145,6 +145,15 @@ module_param_named(promisc_allmulti, ipn_promisc_allmulti, bool, 0444);
 MODULE_PARM_DESC(promisc_allmulti,
 		 "IFF_PROMISC also enters the RFC 4391 s11 all-multicast mode, NonMember joins to every IPoIB group of the link (default N: only IFF_ALLMULTI does, which multicast routing sets)");
 
+bool ipn_sa_notices;
+/*
+ * RFC 4391 s10's subscription by every sender: off by default, for its
+ * cost to the SM on a large fabric (admin guide, "The SA's group notices").
+ */
+module_param_named(sa_notices, ipn_sa_notices, bool, 0444);
+MODULE_PARM_DESC(sa_notices,
+		 "InfiniBand: every interface subscribes to the SA's notices of groups created and deleted (RFC 4391 s10), so that its send-only groups follow them; each group made or deleted on the fabric then costs the SM a Report to every such port (default N: only the all-multicast mode subscribes)");
+
 /*
  * Beside ib_ipoib (Documentation/admin-guide.rst, "Beside ib_ipoib"): the
  * two drivers share the "ipoib" rtnl link kind, so one of them goes

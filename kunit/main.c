@@ -30,6 +30,7 @@ unsigned int ipn_cm_tx_max = 1024;
 unsigned int ipn_paths_max = IPN_PATHS_DEFAULT;
 unsigned int ipn_groups_max = IPN_GROUPS_DEFAULT;
 bool ipn_promisc_allmulti;		/* set by the case that needs it */
+bool ipn_sa_notices;			/* set by the s10 cases */
 bool ipn_link_kind;			/* the KUnit module registers none */
 char ipn_ports[IPN_PORTS_LEN];		/* every port */
 

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * allmulti.cpp - the promiscuous multicast mode for routers (RFC 4391
- * s11), which IBA does not have and IPoIB emulates: A) the SA's list of
- * every group, B) a NonMember join to each group of this link, C) a
- * subscription to the SA's notices of groups created (trap 66) and
- * deleted (trap 67). This file decides: when the interface is in the
- * mode, which requests go and when they are tried again, which groups
- * are joined and left, and how many. sa.cpp builds and parses the MADs;
- * the shim moves them.
+ * allmulti.cpp - the SA's group notices: every sender's subscription to
+ * them (RFC 4391 s10: "Senders MUST subscribe to the multicast group
+ * create and delete traps"), and the promiscuous multicast mode for
+ * routers (s11), which IBA does not have and IPoIB emulates: A) the SA's
+ * list of every group, B) a NonMember join to each group of this link,
+ * C) the notices of groups created (trap 66) and deleted (trap 67). This
+ * file decides: when the interface subscribes and reads, which requests
+ * go and when they are tried again, which groups the mode joins and
+ * leaves, and how many. mc.cpp follows a notice for a sender's group
+ * (ipc_mc_notice()); sa.cpp builds and parses the MADs; the shim moves
+ * them.
  */
 #include "core.hpp"
 
@@ -42,6 +45,15 @@ constexpr struct ipc_backoff_cfg am_backoff = { IPC_AM_RETRY_BASE_MS,
 bool am_mode(const struct ipc_am_flags *f)
 {
 	return f->up && (f->allmulti || (f->promisc && f->promisc_too));
+}
+
+/*
+ * Up on a port with an SA: subscribed for s10 when notices asks for it
+ * (sa_notices: the fabric's cost, ipoib_core.h), for s11 in the mode.
+ */
+bool am_subscribes(const struct ipc_am_flags *f)
+{
+	return f->up && f->has_sa && (f->notices || am_mode(f));
 }
 
 /*
@@ -102,13 +114,15 @@ void am_read(struct ipc_am *am, Out &out, u64 now)
 	out.act(IPC_AM_ACT_READ);
 }
 
-/* Subscribe (s11 C) and read: the mode from the start. */
+/* Subscribe (s10, s11 C) and, in the mode, read: from the start. */
 void am_query(struct ipc_am *am, Out &out, u64 now)
 {
-	am->restart = 0;
 	am->pending = am_pend_created | am_pend_deleted;
 	out.act(IPC_AM_ACT_SUBSCRIBE);
-	am_read(am, out, now);
+	if (am->dir)
+		am_read(am, out, now);
+	else
+		am_enter(am, IPC_AM_QUERYING, IPC_NO_DEADLINE);
 }
 
 /* A failure: everything again after a jittered backoff. */
@@ -116,17 +130,18 @@ void am_fail(struct ipc_am *am, Out &out, u64 now, struct ipc_rng *rng)
 {
 	count_attempt(&am->attempts);
 	am->pending = 0;
+	am->subscribed = 0;
 	am_enter(am, IPC_AM_BACKOFF,
 		 after(now, ipc_backoff_ms(&am_backoff, am->attempts, rng)));
 	out.act(IPC_AM_ACT_LOG);
 	out.why(IPC_AM_LOG_FAILED);
 }
 
-void am_leave_mode(struct ipc_am *am, Out &out, bool can_send)
+void am_leave_mode(struct ipc_am *am, Out &out, bool can_send, bool shared)
 {
 	if (am->state == IPC_AM_OFF)
 		return;
-	if (am->agent && can_send)
+	if (am->agent && can_send && !shared && am->subscribed)
 		out.act(IPC_AM_ACT_UNSUBSCRIBE);
 	if (am->agent)
 		out.act(IPC_AM_ACT_STOP_AGENT);
@@ -134,8 +149,29 @@ void am_leave_mode(struct ipc_am *am, Out &out, bool can_send)
 	am->agent = 0;
 	am->pending = 0;
 	am->attempts = 0;
-	am->restart = 0;
+	am->dir = 0;
+	am->subscribed = 0;
 	am_enter(am, IPC_AM_OFF, IPC_NO_DEADLINE);
+}
+
+/*
+ * The directory part follows the mode: entered, the directory is read
+ * (now, or by the query to come); left, its groups are left and a read
+ * in flight is no longer awaited.
+ */
+void am_follow_mode(struct ipc_am *am, Out &out, bool mode, u64 now)
+{
+	if (mode == (am->dir != 0))
+		return;
+	am->dir = mode ? 1 : 0;
+	if (!mode) {
+		out.act(IPC_AM_ACT_LEAVE_ALL);
+		am->pending &= static_cast<u8>(~am_pend_table);
+		if (am->state == IPC_AM_QUERYING && !am->pending)
+			am_enter(am, IPC_AM_ON, IPC_NO_DEADLINE);
+	} else if (am->state == IPC_AM_QUERYING || am->state == IPC_AM_ON) {
+		am_read(am, out, now);
+	}
 }
 
 /* The mode's membership of mc, counted; r leaves it. */
@@ -165,58 +201,55 @@ extern "C" void ipc_am_sync(struct ipc_am *am, const struct ipc_am_flags *f,
 	Out out = Out::begin(r);
 	u64 deadline;
 
-	if (!am_mode(f)) {
-		am_leave_mode(am, out, f->up);
-	} else if (!f->has_sa) {
+	if (am_mode(f) && !f->has_sa && !am->told) {
 		/* RoCE: no SA, no directory; the stack's groups only. */
-		if (!am->told) {
-			am->told = 1;
-			out.act(IPC_AM_ACT_LOG);
-			out.why(IPC_AM_LOG_NO_SA);
-		}
-	} else {
-		switch (am->state) {
-		case IPC_AM_OFF:
-			am->restart = 0;
+		am->told = 1;
+		out.act(IPC_AM_ACT_LOG);
+		out.why(IPC_AM_LOG_NO_SA);
+	}
+	if (!am_subscribes(f)) {
+		am_leave_mode(am, out, f->up, f->shared);
+		out.deadline(am->deadline_ms);
+		return;
+	}
+	am_follow_mode(am, out, am_mode(f), now);
+	switch (am->state) {
+	case IPC_AM_OFF:
+		am_enter(am, IPC_AM_STARTING, IPC_NO_DEADLINE);
+		out.act(IPC_AM_ACT_START_AGENT);
+		break;
+	case IPC_AM_BACKOFF:
+		if (now < am->deadline_ms)
+			break;
+		if (am->agent) {
+			am_query(am, out, now);
+		} else {
 			am_enter(am, IPC_AM_STARTING, IPC_NO_DEADLINE);
 			out.act(IPC_AM_ACT_START_AGENT);
-			break;
-		case IPC_AM_BACKOFF:
-			if (now < am->deadline_ms)
-				break;
-			if (am->agent) {
-				am_query(am, out, now);
-			} else {
-				am_enter(am, IPC_AM_STARTING, IPC_NO_DEADLINE);
-				out.act(IPC_AM_ACT_START_AGENT);
-			}
-			break;
-		case IPC_AM_QUERYING:
-		case IPC_AM_ON:
-			if (am->restart) {
-				am_query(am, out, now);
-			} else if (am->pending & am_pend_table) {
-				am->deadline_ms = IPC_NO_DEADLINE;
-			} else if (am_reread_due(rate, am->read_at, now,
-						 &deadline)) {
-				am_read(am, out, now);
-			} else {
-				am->deadline_ms = deadline;
-			}
-			break;
-		default: /* STARTING: ipc_am_started() comes */
-			break;
 		}
+		break;
+	case IPC_AM_QUERYING:
+	case IPC_AM_ON:
+		if (!am->dir || (am->pending & am_pend_table)) {
+			am->deadline_ms = IPC_NO_DEADLINE;
+		} else if (am_reread_due(rate, am->read_at, now, &deadline)) {
+			am_read(am, out, now);
+		} else {
+			am->deadline_ms = deadline;
+		}
+		break;
+	default: /* STARTING: ipc_am_started() comes */
+		break;
 	}
 	out.deadline(am->deadline_ms);
 }
 
-extern "C" void ipc_am_stop(struct ipc_am *am, int can_send,
+extern "C" void ipc_am_stop(struct ipc_am *am, int can_send, int shared,
 			    struct ipc_result *r)
 {
 	Out out = Out::begin(r);
 
-	am_leave_mode(am, out, can_send);
+	am_leave_mode(am, out, can_send, shared);
 	out.deadline(am->deadline_ms);
 }
 
@@ -242,8 +275,17 @@ extern "C" void ipc_am_unsent(struct ipc_am *am, int status, ipc_u64 now,
 {
 	Out out = Out::begin(r);
 
-	if (am->state == IPC_AM_QUERYING && status)
+	if (am->state == IPC_AM_QUERYING && status == -IPC_ENETDOWN) {
+		/*
+		 * No SM yet (the port not active, or no SM LID): nothing
+		 * failed. Asked again quietly, or sooner by the flush the
+		 * port's activation brings.
+		 */
+		am->pending = 0;
+		am_enter(am, IPC_AM_BACKOFF, after(now, IPC_AM_RETRY_BASE_MS));
+	} else if (am->state == IPC_AM_QUERYING && status) {
 		am_fail(am, out, now, rng);
+	}
 	out.deadline(am->deadline_ms);
 }
 
@@ -263,6 +305,8 @@ extern "C" int ipc_am_answer(struct ipc_am *am, int which, int status,
 		am_fail(am, out, now, rng);
 	} else {
 		am->pending &= static_cast<u8>(~bit);
+		if (!(am->pending & (am_pend_created | am_pend_deleted)))
+			am->subscribed = 1;
 		if (bit == am_pend_table)
 			out.act(IPC_AM_ACT_SWEEP);
 		if (!am->pending) {
@@ -274,11 +318,23 @@ extern "C" int ipc_am_answer(struct ipc_am *am, int which, int status,
 	return 1;
 }
 
-extern "C" int ipc_am_flushed(struct ipc_am *am)
+extern "C" int ipc_am_flushed(struct ipc_am *am, ipc_u64 now, ipc_u32 spread_ms,
+			      struct ipc_rng *rng)
 {
-	if (am->state == IPC_AM_OFF)
+	switch (am->state) {
+	case IPC_AM_OFF:
 		return 0;
-	am->restart = 1;
+	case IPC_AM_STARTING: /* its query comes after the flush */
+		return 1;
+	default:
+		break;
+	}
+	/* Not a failure: no attempt counted, nothing logged. */
+	am->pending = 0;
+	am->subscribed = 0; /* the SA may have lost it */
+	am_enter(am, IPC_AM_BACKOFF,
+		 after(now,
+		       spread_ms ? rng_between(rng, 0, spread_ms - 1) : 0));
 	return 1;
 }
 
@@ -293,6 +349,7 @@ extern "C" void ipc_am_view(const struct ipc_am *am, struct ipc_view *v)
 	v->state = name_of(am_state_names, am->state);
 	v->attempts = am->attempts;
 	v->pending = am->pending;
+	v->want = am->dir;
 	v->members = am->groups;
 	v->deadline_ms = am->deadline_ms;
 }
@@ -303,7 +360,7 @@ extern "C" int ipc_am_group(struct ipc_am *am, const struct ipc_am_link *k,
 			    struct ipc_result *r)
 {
 	Out::begin(r);
-	if (!am->agent || !am_wants(k->bcast_gid, mgid))
+	if (!am->agent || !am->dir || !am_wants(k->bcast_gid, mgid))
 		return 0;
 	if (!listed) {
 		if (mc && ipc_mc_wanted(mc, IPC_JOIN_NON))

@@ -574,7 +574,8 @@ struct ipc_mc {
 	ipc_u8 scope;		/* IP group scope (see ipc_mc_init) */
 	ipc_u16 queued;
 	ipc_s32 last_status;
-	ipc_u32 pad;
+	ipc_u8 noticed;		/* the SA's last notice (trap 66, 67) during the join */
+	ipc_u8 pad[3];
 	ipc_u64 deadline_ms;
 	ipc_u64 last_tx_ms;
 };
@@ -617,13 +618,40 @@ void ipc_mc_tx(struct ipc_mc *m, const struct ipc_mc_cfg *c, ipc_u64 now,
  * exist), -IPC_ETIMEDOUT, -IPC_ENETRESET (SA event), -IPC_ENOBCAST (not
  * sent: the broadcast group, whose Q_Key, MTU, SL and rate every other
  * join carries, is not joined yet; the group waits in HELD, without
- * backoff or log, for ipc_mc_bcast_joined()) or another -errno.
+ * backoff or log, for ipc_mc_bcast_joined()) or another -errno. A
+ * send-only join that the SA's notices contradict (ipc_mc_notice()) is
+ * not believed: a success after a notice of deletion predates the
+ * deletion (given up, the absence cached), an -ENOENT after a notice of
+ * creation predates the creation (joined again at once).
  */
 void ipc_mc_join_done(struct ipc_mc *m, const struct ipc_mc_cfg *c,
 		      ipc_u64 now, int status, int routers_joined,
 		      struct ipc_rng *rng, struct ipc_result *r);
 void ipc_mc_timer(struct ipc_mc *m, const struct ipc_mc_cfg *c, ipc_u64 now,
 		  struct ipc_rng *rng, struct ipc_result *r);
+/*
+ * The SA announced (s10; trap 66 created 1, trap 67 created 0) that the
+ * group was created or deleted. A sender follows it:
+ *   - deleted, with a send-only membership: the membership went with the
+ *     group. It is given up (LEAVE: the shim's handle goes; the leave the
+ *     SA then gets names a group it no longer has) and the absence cached
+ *     (MISSING), so that
+ *     the next packet goes to the routers or is dropped without a query,
+ *     and a group made again later is joined under its new MLID;
+ *   - created, with the absence cached: forgotten (FREE); the next packet
+ *     joins the group;
+ *   - created, with a send-only membership: it was made before the group
+ *     was (deleted and made again, the deletion's notice lost): given up,
+ *     and joined again c->backoff.base_ms later (BACKOFF), once the leave
+ *     has gone: an SA client may answer a join from a membership it still
+ *     holds (ib_sa does), with the old MLID;
+ *   - either, with a send-only join outstanding: remembered, for its
+ *     answer may predate the notice (ipc_mc_join_done());
+ *   - a FullMember or NonMember membership: nothing (the stack's, or the
+ *     all-multicast mode's, ipc_am_group()).
+ */
+void ipc_mc_notice(struct ipc_mc *m, const struct ipc_mc_cfg *c, ipc_u64 now,
+		   int created, struct ipc_result *r);
 /* The broadcast group is joined: a HELD group joins now. */
 void ipc_mc_bcast_joined(struct ipc_mc *m, const struct ipc_mc_cfg *c,
 			 ipc_u64 now, struct ipc_result *r);
@@ -1110,37 +1138,58 @@ int ipc_sa_notice_parse(const ipc_u8 *mad, ipc_u32 len, ipc_u8 mgid[16],
 			ipc_u8 resp[256]);
 
 /*
- * The mode's machine, one per interface (the shim's memory, under the
- * lock it keeps its groups under): whether the interface is in the mode,
- * its requests to the SA, their retry. The shim performs the actions of
- * a result in bit order (IPC_AM_ACT_*) and tells the outcome of each
- * that has one; it calls ipc_am_sync() whenever the flags may have
- * changed and at r->deadline_ms.
+ * The SA's group notices, one machine per interface (the shim's memory,
+ * under the lock it keeps its groups under). Two parts:
+ *   - s10: "Senders MUST subscribe to the multicast group create and
+ *     delete traps": with notices (module parameter sa_notices), every
+ *     interface that is up on a port with an SA subscribes to traps 66
+ *     and 67 (InformInfo), so that its send-only memberships and cached
+ *     absences follow the groups (ipc_mc_notice()). Not by default: the
+ *     subscription is to every group of the fabric, so each group made or
+ *     deleted becomes a Report to every subscribed port, N^2 Reports for
+ *     N nodes that each make a group at boot (IPv6's solicited-node
+ *     groups);
+ *   - s11 (the directory part, "dir"): in the all-multicast mode it also
+ *     reads the SA's list of groups and NonMember joins those of its link.
+ * The shim performs the actions of a result in bit order (IPC_AM_ACT_*)
+ * and tells the outcome of each that has one; it calls ipc_am_sync()
+ * whenever the flags may have changed and at r->deadline_ms.
  *
- *   OFF      --sync: wanted, an SA---------------> STARTING  START_AGENT
- *   STARTING --started(0)------------------------> QUERYING  SUBSCRIBE, READ
- *   QUERYING --the three answers, all good-------> ON        (SWEEP after the table)
- *   ON       --sync: Reports refused since the
- *              read, and the notice rate says so--> QUERYING  READ
- *   STARTING/QUERYING/ON --a failure--------------> BACKOFF   LOG
+ *   OFF      --sync: up, an SA, notices or mode--> STARTING  START_AGENT
+ *   STARTING --started(0)------------------------> QUERYING  SUBSCRIBE, READ if dir
+ *   QUERYING --the answers awaited, all good-----> ON        (SWEEP after the table)
+ *   ON       --sync: the mode entered------------> QUERYING  READ
+ *   ON       --sync: dir, Reports refused since
+ *              the read, the notice rate says so-> QUERYING  READ
+ *   any      --sync: the mode left, notices on---> (same)    LEAVE_ALL
+ *   STARTING/QUERYING/ON --a failure-------------> BACKOFF   LOG
  *   BACKOFF  --sync at the deadline--------------> STARTING or QUERYING, as after it
- *   QUERYING/ON --flushed, then sync-------------> QUERYING  SUBSCRIBE, READ
- *   any      --sync: not wanted------------------> OFF       UNSUBSCRIBE, STOP_AGENT,
+ *   QUERYING/ON/BACKOFF --flushed----------------> BACKOFF   (deadline jittered)
+ *   any      --sync: down, no SA, or neither
+ *              notices nor mode------------------> OFF       UNSUBSCRIBE, STOP_AGENT,
  *                                                            LEAVE_ALL, as held
+ *
+ * UNSUBSCRIBE only for subscriptions the SA accepted and no flush or
+ * failure may have lost since (it logs a cancellation of one it does not
+ * have), and only by the last interface of the port that holds them:
+ * the requests go on the default partition, so the SA keeps one
+ * subscription per port, whichever interface asked.
  *
  * A failure is a request not sent, an SA that answered with an error or
  * not at all, or no MAD agent. The retry waits ipc_backoff_ms() of
  * IPC_AM_RETRY_BASE_MS .. IPC_AM_RETRY_CAP_MS, jittered, so that the
- * routers of a fabric that lost its SA together do not come back
+ * nodes of a fabric that lost its SA together do not come back
  * together; it starts over (the subscriptions may be lost with what
- * failed). The first good answer of a series ends it.
+ * failed). The first good answer of a series ends it. A flush (client
+ * reregister, SM change: the SA may have lost the subscriptions) starts
+ * over too, after a delay drawn from [0, spread_ms), as the rejoins are.
  */
 enum ipc_am_state {
-	IPC_AM_OFF = 0,		/* not in the mode: no agent, no group */
+	IPC_AM_OFF = 0,		/* down, or no SA: no agent, no group */
 	IPC_AM_STARTING,	/* START_AGENT asked, ipc_am_started() awaited */
 	IPC_AM_QUERYING,	/* requests out: answers awaited */
-	IPC_AM_ON,		/* subscribed, the directory read */
-	IPC_AM_BACKOFF,		/* a failure: again at the deadline */
+	IPC_AM_ON,		/* subscribed (and, with dir, the directory read) */
+	IPC_AM_BACKOFF,		/* a failure, or a flush: again at the deadline */
 	IPC_AM_STATE_COUNT
 };
 #define IPC_AM_ACT_UNSUBSCRIBE	0x01u	/* cancel the traps 66, 67 subscriptions (no answer awaited) */
@@ -1152,7 +1201,7 @@ enum ipc_am_state {
 #define IPC_AM_ACT_SWEEP	0x40u	/* ipc_am_sweep() every group the shim has */
 #define IPC_AM_ACT_LOG		0x80u	/* one line, the reason in r->reason (IPC_AM_LOG_*) */
 enum ipc_am_log {
-	IPC_AM_LOG_NO_SA = 1,	/* wanted, but the port has no SA (RoCE): once */
+	IPC_AM_LOG_NO_SA = 1,	/* the mode wanted, but the port has no SA (RoCE): once */
 	IPC_AM_LOG_FAILED,	/* the status the shim gave; again at r->deadline_ms */
 };
 #define IPC_AM_RETRY_BASE_MS	5000u
@@ -1165,9 +1214,10 @@ struct ipc_am {
 	ipc_u8 pending;		/* answers awaited: table, traps 66, 67 */
 	ipc_u8 attempts;	/* failures in a row */
 	ipc_u8 agent;		/* START_AGENT succeeded, no STOP_AGENT since */
-	ipc_u8 restart;		/* flushed: subscribe and read again */
+	ipc_u8 dir;		/* the all-multicast mode: the directory part is on */
 	ipc_u8 told;		/* IPC_AM_LOG_NO_SA said */
-	ipc_u16 pad;
+	ipc_u8 subscribed;	/* both subscriptions answered good, none lost since */
+	ipc_u8 pad;
 	ipc_u32 gen;		/* directory reads asked for */
 	ipc_u32 groups;		/* NonMember memberships the mode holds */
 	ipc_u64 read_at;	/* ms of the last READ */
@@ -1182,30 +1232,39 @@ struct ipc_am_flags {
 	ipc_u8 promisc;		/* IFF_PROMISC */
 	ipc_u8 promisc_too;	/* module parameter promisc_allmulti */
 	ipc_u8 has_sa;		/* the port has an SA with a group directory (IB) */
-	ipc_u8 pad[3];
+	ipc_u8 notices;		/* module parameter sa_notices: s10 for every sender */
+	ipc_u8 shared;		/* another interface of the port holds the subscription */
+	ipc_u8 pad;
 };
 /*
- * The flags (rate: the port's Reports, for the re-read) at now. s11 is
- * the promiscuous MULTICAST mode routers need, which Linux calls
- * IFF_ALLMULTI (ip link set allmulticast on; multicast routing sets it).
- * IFF_PROMISC alone is what tcpdump sets: it enters the mode only with
- * promisc_too, since on a large fabric the mode NonMember-joins every
- * IPoIB group of the link (review M3).
+ * The flags (rate: the port's Reports, for the re-read) at now. Up on a
+ * port with an SA, with notices, the interface subscribes (s10). s11 is
+ * the promiscuous
+ * MULTICAST mode routers need, which Linux calls IFF_ALLMULTI (ip link
+ * set allmulticast on; multicast routing sets it). IFF_PROMISC alone is
+ * what tcpdump sets: it enters the mode only with promisc_too, since on a
+ * large fabric the mode NonMember-joins every IPoIB group of the link
+ * (review M3).
  */
 void ipc_am_sync(struct ipc_am *am, const struct ipc_am_flags *f,
 		 const struct ipc_notice_rate *rate, ipc_u64 now,
 		 struct ipc_result *r);
 /*
- * Leave the mode now, whatever the flags: the interface is going down.
- * can_send: its requests can still go (cancel the subscriptions).
+ * Stop now, whatever the flags: the interface is going down. can_send:
+ * its requests can still go; shared: another interface of the port holds
+ * the subscription (ipc_am_flags.shared), which is then not cancelled.
  */
-void ipc_am_stop(struct ipc_am *am, int can_send, struct ipc_result *r);
+void ipc_am_stop(struct ipc_am *am, int can_send, int shared,
+		 struct ipc_result *r);
 /* The outcome of START_AGENT: 0 or -errno. */
 void ipc_am_started(struct ipc_am *am, int status, ipc_u64 now,
 		    struct ipc_rng *rng, struct ipc_result *r);
 /*
  * A request of SUBSCRIBE or READ was not sent (-errno): the shim sends
- * none of the rest of the result.
+ * none of the rest of the result. -IPC_ENETDOWN: the port has no SM yet,
+ * which is no failure: asked again after IPC_AM_RETRY_BASE_MS, unlogged
+ * and uncounted, and after the flush the port's activation brings
+ * (ipc_am_flushed(), within its spread).
  */
 void ipc_am_unsent(struct ipc_am *am, int status, ipc_u64 now,
 		   struct ipc_rng *rng, struct ipc_result *r);
@@ -1219,12 +1278,16 @@ int ipc_am_answer(struct ipc_am *am, int which, int status, ipc_u64 now,
 		  struct ipc_rng *rng, struct ipc_result *r);
 /*
  * The link was flushed: the SA may have lost the subscriptions (client
- * reregister) and the memberships are made again. 1 if the shim is to
- * call ipc_am_sync() (in the mode), else 0.
+ * reregister) and the memberships are made again. The machine starts
+ * over after a delay drawn from [0, spread_ms) (rng), so that a fabric's
+ * nodes do not subscribe again in the same instant. 1 if the shim is to
+ * call ipc_am_sync() (the machine runs), else 0.
  */
-int ipc_am_flushed(struct ipc_am *am);
+int ipc_am_flushed(struct ipc_am *am, ipc_u64 now, ipc_u32 spread_ms,
+		   struct ipc_rng *rng);
 /* The read in flight, or the last: the shim marks the groups it lists. */
 ipc_u32 ipc_am_gen(const struct ipc_am *am);
+/* v->want is 1 while the directory part (the all-multicast mode) is on. */
 void ipc_am_view(const struct ipc_am *am, struct ipc_view *v);
 
 /* What a group decision of the mode needs of the interface. */
@@ -1238,7 +1301,7 @@ struct ipc_am_link {
 #define IPC_AM_GROUP_CREATE	1	/* make an entry (evicting none), ask again */
 /*
  * A group the directory lists (listed 1) or a Report announces (trap 66:
- * listed 1, trap 67: 0). s11 B: a router joins as NonMember the groups
+ * listed 1, trap 67: 0), for the mode (dir; else nothing). s11 B: a router joins as NonMember the groups
  * with an IPv4 or IPv6 signature (s4) and this link's P_Key and scope,
  * not the broadcast group (FullMember already). mc is the shim's entry
  * for mgid or NULL; *mc_gen the read that last listed it, which the shim

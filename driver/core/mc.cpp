@@ -29,6 +29,12 @@
  *   JOINING  --ok--> JOINED (ATTACH unless send-only, FLUSH_QUEUE)
  *   JOINING  --ENOENT on a send-only join--> MISSING (TO_ROUTERS or PURGE),
  *            or JOINING (JOIN) what the stack subscribed meanwhile
+ *   JOINING  --send-only ok, after a notice: deleted--> MISSING (LEAVE)
+ *   JOINING  --send-only ENOENT, after a notice: created--> JOINING (JOIN)
+ *   JOINED   --notice: deleted, send-only--> MISSING (LEAVE)
+ *   JOINED   --notice: created, send-only--> BACKOFF (LEAVE; joins after
+ *            backoff.base_ms)
+ *   MISSING  --notice: created--> FREE
  *   JOINING  --err/timeout--> BACKOFF (PURGE, LOG on the first)
  *   BACKOFF  --deadline--> JOINING
  *   JOINING  --unsubscribe--> LEAVING --join done--> FREE (LEAVE if joined)
@@ -110,6 +116,7 @@ ipc_mc_state mc_join(McCall &k, u8 type)
 {
 	k.out.join(type);
 	k.obj->pending = type;
+	k.obj->noticed = 0;
 	count_attempt(&k.obj->attempts);
 	k.obj->deadline_ms = after(k.now, k.c->join_timeout_ms);
 	return IPC_MC_JOINING;
@@ -176,6 +183,23 @@ ipc_mc_state mc_joined(McCall &k)
 	queue_release(k.out, &k.obj->queued, IPC_ACT_FLUSH_QUEUE);
 	k.obj->deadline_ms = mc_joined_deadline(k);
 	return IPC_MC_JOINED;
+}
+
+/*
+ * s10: the group does not exist. The packets that waited for the join go
+ * to the routers or are dropped, and the absence is cached for
+ * missing_ttl_ms (or until the SA's notice of its creation).
+ */
+ipc_mc_state mc_absent(McCall &k, int routers_joined)
+{
+	k.obj->pending = IPC_JOIN_NONE;
+	k.obj->attempts = 0;
+	if (mc_to_routers(k, routers_joined))
+		queue_release(k.out, &k.obj->queued, IPC_ACT_TO_ROUTERS);
+	else
+		queue_purge(k.out, &k.obj->queued, IPC_R_NOT_JOINED);
+	k.obj->deadline_ms = after(k.now, k.c->missing_ttl_ms);
+	return IPC_MC_MISSING;
 }
 
 /* JOINED but holding the wrong type (or none wanted): converge. */
@@ -288,9 +312,20 @@ ipc_mc_state mc_on_tx(McCall &k, ipc_mc_state s, int routers_joined)
 ipc_mc_state mc_on_join_done(McCall &k, ipc_mc_state s, int status,
 			     int routers_joined)
 {
+	bool sendonly;
+
 	switch (s) {
 	case IPC_MC_JOINING:
 		k.obj->last_status = status;
+		/* A send-only join, and still only that wanted. */
+		sendonly = k.obj->pending == IPC_JOIN_SENDONLY &&
+			   mc_desired(k.obj) == IPC_JOIN_SENDONLY;
+		if (!status && sendonly &&
+		    k.obj->noticed == IPC_TRAP_MCG_DELETED) {
+			/* Joined before the deletion the SA announced. */
+			k.out.act(IPC_ACT_LEAVE);
+			return mc_absent(k, routers_joined);
+		}
 		if (!status)
 			return mc_joined(k);
 		if (status == -IPC_ENOBCAST) {
@@ -304,22 +339,15 @@ ipc_mc_state mc_on_join_done(McCall &k, ipc_mc_state s, int status,
 		 * during it: its join creates the group (s10), now.
 		 */
 		if (status == -IPC_ENOENT &&
-		    k.obj->pending == IPC_JOIN_SENDONLY &&
-		    mc_desired(k.obj) != IPC_JOIN_SENDONLY)
+		    k.obj->pending == IPC_JOIN_SENDONLY && !sendonly)
 			return mc_join_fresh(k, mc_desired(k.obj));
-		if (status != -IPC_ENOENT ||
-		    k.obj->pending != IPC_JOIN_SENDONLY)
+		if (status != -IPC_ENOENT || !sendonly)
 			return mc_join_failed(k, status);
-		/* s10: no such group; cache that for missing_ttl_ms. */
-		k.obj->pending = IPC_JOIN_NONE;
-		k.obj->attempts = 0;
-		if (mc_to_routers(k, routers_joined))
-			queue_release(k.out, &k.obj->queued,
-				      IPC_ACT_TO_ROUTERS);
-		else
-			queue_purge(k.out, &k.obj->queued, IPC_R_NOT_JOINED);
-		k.obj->deadline_ms = after(k.now, k.c->missing_ttl_ms);
-		return IPC_MC_MISSING;
+		/* Refused before the creation the SA announced: again. */
+		if (k.obj->noticed == IPC_TRAP_MCG_CREATED)
+			return mc_join_fresh(k, IPC_JOIN_SENDONLY);
+		/* s10: no such group. */
+		return mc_absent(k, routers_joined);
 	case IPC_MC_LEAVING:
 		k.obj->last_status = status;
 		if (!status) /* joined, never attached: only the leave */
@@ -413,6 +441,43 @@ ipc_mc_state mc_on_flush(McCall &k, ipc_mc_state s, u32 spread_ms)
 	k.obj->attempts = 0;
 	k.obj->deadline_ms = after(k.now, delay);
 	return IPC_MC_BACKOFF;
+}
+
+/* s10: the SA's notice that the group was created or deleted. */
+ipc_mc_state mc_on_notice(McCall &k, ipc_mc_state s, bool created)
+{
+	switch (s) {
+	case IPC_MC_MISSING: /* the absence cached is over */
+		return created ? mc_free(k) : s;
+	case IPC_MC_JOINED:
+		if (k.obj->joined != IPC_JOIN_SENDONLY)
+			return s;
+		/* Either way the membership held is of a group gone. */
+		mc_drop_membership(k);
+		if (!created)
+			return mc_absent(k, 0); /* nothing queued in JOINED */
+		/*
+		 * Joined again once the leave has gone: the shim's SA
+		 * client may answer a join from the membership it still
+		 * holds until then (ib_sa does), with the old MLID.
+		 */
+		k.obj->attempts = 0;
+		k.obj->deadline_ms = after(k.now, k.c->backoff.base_ms);
+		return IPC_MC_BACKOFF;
+	case IPC_MC_JOINING:
+		if (k.obj->pending == IPC_JOIN_SENDONLY)
+			k.obj->noticed =
+				static_cast<u8>(created ? IPC_TRAP_MCG_CREATED :
+							  IPC_TRAP_MCG_DELETED);
+		return s;
+	case IPC_MC_IDLE:
+	case IPC_MC_BACKOFF:
+	case IPC_MC_LEAVING:
+	case IPC_MC_HELD:
+		return s;
+	default:
+		return mc_free(k);
+	}
 }
 
 ipc_mc_state mc_on_bcast_joined(McCall &k, ipc_mc_state s)
@@ -554,6 +619,14 @@ extern "C" void ipc_mc_timer(struct ipc_mc *m, const struct ipc_mc_cfg *c,
 	McCall k(m, c, now, rng, r);
 
 	k.commit(mc_on_timer(k, k.state<ipc_mc_state>()));
+}
+
+extern "C" void ipc_mc_notice(struct ipc_mc *m, const struct ipc_mc_cfg *c,
+			      ipc_u64 now, int created, struct ipc_result *r)
+{
+	McCall k(m, c, now, nullptr, r);
+
+	k.commit(mc_on_notice(k, k.state<ipc_mc_state>(), created != 0));
 }
 
 extern "C" void ipc_mc_bcast_joined(struct ipc_mc *m,

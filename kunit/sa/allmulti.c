@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * sa/allmulti.c - suite ipoib_ng_sa, included by kunit/sa_test.c (one
- * translation unit): the all-multicast mode (RFC 4391 s11): the SA's
- * directory, its Reports, their bounds and rate, the MAD agents.
+ * translation unit): the SA's group notices, which with sa_notices every
+ * sender subscribes to and follows (RFC 4391 s10), and the all-multicast
+ * mode (s11): the SA's directory, its Reports, their bounds and rate, the
+ * MAD agents.
  */
 
 /* FullMember, NonMember, ... joins of mgid not freed, of that JoinState. */
@@ -135,6 +137,210 @@ static void kt_am_enter(struct kunit *test, struct ipn_priv *priv,
 	KUNIT_ASSERT_GE(test, *sub66, 0);
 	KUNIT_ASSERT_GE(test, *sub67, 0);
 	KUNIT_ASSERT_GE(test, *table, 0);
+}
+
+/*
+ * sa_notices on (RFC 4391 s10 for every sender), taken at the next sync:
+ * the interface brought down and up subscribes; both InformInfo answered
+ * good. Returns the index of the first of them in kt_sa.mads.
+ */
+static int kt_notices_on(struct kunit *test, struct ipn_priv *priv)
+{
+	int n;
+
+	ipn_sa_notices = true;
+	rtnl_lock();
+	dev_close(priv->dev);
+	n = kt_sa.n_mads;
+	KUNIT_EXPECT_EQ(test, dev_open(priv->dev, NULL), 0);
+	rtnl_unlock();
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000, kt_sa.n_mads == n + 2));
+	kt_am_answer(priv, n, NULL, 0, 0);
+	kt_am_answer(priv, n + 1, NULL, 0, 0);
+	KUNIT_EXPECT_STREQ(test, kt_am_state(priv), "on");
+	return n;
+}
+
+/*
+ * RFC 4391 s10: "Senders MUST subscribe to the multicast group create and
+ * delete traps". Off by default (sa_notices=0): an interface out of the
+ * mode starts no agent and sends nothing. With sa_notices: the two
+ * InformInfo (Subscribe 1, traps 66 and 67, the agent's TIDs), no
+ * directory; a flush (client reregister: the SA forgets subscriptions)
+ * subscribes again after the rejoin spread; down, both cancelled and the
+ * agent stopped; a flush just before going down cancels nothing (the SA
+ * may not have them: OpenSM logs such a cancellation as an error).
+ */
+static void sa_sender_subscribes(struct kunit *test)
+{
+	struct ipn_priv *priv = ((struct kt_ctx *)test->priv)->priv;
+	int i, n;
+
+	kt_settle(priv);
+	KUNIT_EXPECT_EQ(test, kt_sa.n_mads, 0);
+	KUNIT_EXPECT_EQ(test, kt_sa.am_starts, 0);
+	KUNIT_EXPECT_STREQ(test, kt_am_state(priv), "off");
+
+	n = kt_notices_on(test, priv);
+	KUNIT_EXPECT_EQ(test, kt_sa.am_starts, 1);
+	for (i = n; i < n + 2; i++) {
+		KUNIT_EXPECT_EQ(test, kt_sa.mads[i][3], 0x02);	/* Set */
+		KUNIT_EXPECT_EQ(test, get_unaligned_be16(&kt_sa.mads[i][16]),
+				IB_SA_ATTR_INFORM_INFO);
+		KUNIT_EXPECT_EQ(test, kt_sa.mads[i][IPC_SA_HDR_LEN + 23], 1);
+		KUNIT_EXPECT_EQ(test, get_unaligned_be16(&kt_sa.mads[i][IPC_SA_HDR_LEN + 26]),
+				66 + i - n);
+		KUNIT_EXPECT_EQ(test, get_unaligned_be32(&kt_sa.mads[i][8]),
+				0x4b540000u);
+	}
+	kt_join_bcast(test, priv);
+	kt_settle(priv);
+	KUNIT_EXPECT_EQ(test, kt_sa.n_mads, n + 2);
+	KUNIT_EXPECT_EQ(test, kt_am_view(priv).want, 0);
+
+	/* A client reregister: again, spread (here over 300 ms). */
+	ipn_rejoin_spread_ms = 300;
+	kt_light_flush(priv);
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000, kt_sa.n_mads == n + 4));
+	kt_am_answer(priv, n + 2, NULL, 0, 0);
+	kt_am_answer(priv, n + 3, NULL, 0, 0);
+	KUNIT_EXPECT_STREQ(test, kt_am_state(priv), "on");
+	KUNIT_EXPECT_EQ(test, kt_sa.am_starts, 1);
+
+	/* Down: cancelled (Subscribe 0), the agent stopped. */
+	rtnl_lock();
+	dev_close(priv->dev);
+	rtnl_unlock();
+	KUNIT_EXPECT_EQ(test, kt_sa.n_mads, n + 6);
+	for (i = n + 4; i < n + 6; i++)
+		KUNIT_EXPECT_EQ(test, kt_sa.mads[i][IPC_SA_HDR_LEN + 23], 0);
+	KUNIT_EXPECT_EQ(test, kt_sa.am_stops, 1);
+	KUNIT_EXPECT_STREQ(test, kt_am_state(priv), "off");
+
+	/* Up, subscribed; flushed and down before the new subscription. */
+	n = kt_sa.n_mads;
+	rtnl_lock();
+	KUNIT_EXPECT_EQ(test, dev_open(priv->dev, NULL), 0);
+	rtnl_unlock();
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000, kt_sa.n_mads == n + 2));
+	kt_am_answer(priv, n, NULL, 0, 0);
+	kt_am_answer(priv, n + 1, NULL, 0, 0);
+	KUNIT_EXPECT_EQ(test, kt_sa.am_starts, 2);
+	ipn_rejoin_spread_ms = 60000;
+	kt_light_flush(priv);
+	/* The event's flush runs in a work: done once the machine waits. */
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000,
+					!strcmp(kt_am_state(priv), "backoff")));
+	rtnl_lock();
+	dev_close(priv->dev);
+	rtnl_unlock();
+	KUNIT_EXPECT_EQ(test, kt_sa.n_mads, n + 2);
+	KUNIT_EXPECT_EQ(test, kt_sa.am_stops, 2);
+}
+
+/*
+ * RFC 4391 s10 with the SA's notices. ib_ipoib creates groups as
+ * SendOnlyFullMember and deletes them when it leaves; a sender's
+ * SendOnlyNonMember membership goes with the group, unannounced unless
+ * the sender follows the notices. Here: a send-only group deleted is
+ * given up (its handle left) and its absence cached, so that a frame to
+ * it makes no query for it; created again, the absence is forgotten and
+ * the next frame joins it under the new MLID. A FullMember group of the
+ * stack stays whatever the notices say. A creation's notice for a group
+ * held send-only (its deletion's lost) leaves it and joins it again once
+ * the leave has gone.
+ */
+static void sa_sender_follows_notices(struct kunit *test)
+{
+	struct ipn_priv *priv = ((struct kt_ctx *)test->priv)->priv;
+	__be32 group = htonl(0xefc00007);	/* 239.192.0.7, scope 8 */
+	__be32 stack = htonl(0xef010108);	/* 239.1.1.8 */
+	u8 hw[20], mgid[16], hw_s[20], smgid[16], routers[16];
+	struct ipn_mcast *mc;
+	int calls, frees;
+	u16 mlid;
+	u64 sent;
+
+	kt_notices_on(test, priv);
+	kt_join_bcast(test, priv);
+	kt_mgid_v4((const u8 *)&group, priv->ifid.bcast_gid, mgid);
+	ipc_mgid_all_routers(mgid, routers);
+	ipn_kunit_mc_addr(hw, mgid);
+	ipn_kunit_xmit(priv, hw, group);
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_count_joins(mgid) == 1));
+	KUNIT_ASSERT_EQ(test, kt_count_joins_state(mgid, IPC_JOIN_SENDONLY), 1);
+	KUNIT_ASSERT_EQ(test, kt_answer_join(mgid, 0, KT_QKEY, IB_MTU_2048), 0);
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_mc_state(priv, mgid) ==
+					IPC_MC_JOINED));
+	/* The stack's own group, FullMember. */
+	kt_mgid_v4((const u8 *)&stack, priv->ifid.bcast_gid, smgid);
+	ipn_kunit_mc_addr(hw_s, smgid);
+	KUNIT_ASSERT_EQ(test, dev_mc_add(priv->dev, hw_s), 0);
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_count_joins(smgid) == 1));
+	KUNIT_ASSERT_EQ(test, kt_answer_join(smgid, 0, KT_QKEY, IB_MTU_2048), 0);
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_mc_state(priv, smgid) ==
+					IPC_MC_JOINED));
+
+	/* Deleted: the membership given up, the absence cached. */
+	kt_am_notice(test, priv, IPC_TRAP_MCG_DELETED, mgid);
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000, kt_count_joins(mgid) == 0));
+	KUNIT_EXPECT_EQ(test, kt_mc_state(priv, mgid), IPC_MC_MISSING);
+	kt_am_notice(test, priv, IPC_TRAP_MCG_DELETED, smgid);
+	kt_settle(priv);
+	KUNIT_EXPECT_EQ(test, kt_count_joins_state(smgid, IPC_JOIN_FULL), 1);
+	KUNIT_EXPECT_EQ(test, kt_mc_state(priv, smgid), IPC_MC_JOINED);
+	/*
+	 * A frame to it now: no query for it; scoped beyond the link, it
+	 * goes to the all-routers group (whose send-only join starts).
+	 */
+	calls = kt_sa.join_calls;
+	ipn_kunit_xmit(priv, hw, group);
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000,
+					kt_count_joins(routers) == 1));
+	KUNIT_EXPECT_EQ(test, kt_count_joins(mgid), 0);
+	KUNIT_EXPECT_EQ(test, kt_sa.join_calls, calls + 1);
+
+	/* Created again, under another MLID: the next frame joins it. */
+	kt_am_notice(test, priv, IPC_TRAP_MCG_CREATED, mgid);
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000,
+					kt_mc_state(priv, mgid) == -1));
+	kt_sa.answer_mlid = 0xc00e;
+	sent = ipn_stat(priv, tx_packets);
+	ipn_kunit_xmit(priv, hw, group);
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_count_joins(mgid) == 1));
+	KUNIT_ASSERT_EQ(test, kt_answer_join(mgid, 0, KT_QKEY, IB_MTU_2048), 0);
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000, ipn_stat(priv, tx_packets) >
+					sent));
+	spin_lock_bh(&priv->lock);
+	mc = ipn_mcast_find(priv, mgid);
+	mlid = mc ? be16_to_cpu(mc->rec.mlid) : 0;
+	spin_unlock_bh(&priv->lock);
+	KUNIT_EXPECT_EQ(test, mlid, 0xc00e);
+
+	/*
+	 * Created while the send-only membership stands (its deletion's
+	 * notice lost): the membership left at once, joined again only
+	 * after the machine's backoff base (1 s), once the leave has gone.
+	 */
+	calls = kt_sa.join_calls;
+	frees = kt_sa.frees;
+	kt_am_notice(test, priv, IPC_TRAP_MCG_CREATED, mgid);
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 500, kt_sa.frees == frees + 1));
+	KUNIT_EXPECT_EQ(test, kt_sa.join_calls, calls);
+	KUNIT_EXPECT_EQ(test, kt_mc_state(priv, mgid), IPC_MC_BACKOFF);
+	kt_sa.answer_mlid = 0xc00f;
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 3000,
+					kt_sa.join_calls == calls + 1));
+	KUNIT_EXPECT_EQ(test, kt_count_joins_state(mgid, IPC_JOIN_SENDONLY), 1);
+	KUNIT_ASSERT_EQ(test, kt_answer_join(mgid, 0, KT_QKEY, IB_MTU_2048), 0);
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000, kt_mc_state(priv, mgid) ==
+					IPC_MC_JOINED));
+	spin_lock_bh(&priv->lock);
+	mc = ipn_mcast_find(priv, mgid);
+	mlid = mc ? be16_to_cpu(mc->rec.mlid) : 0;
+	spin_unlock_bh(&priv->lock);
+	KUNIT_EXPECT_EQ(test, mlid, 0xc00f);
+	KUNIT_EXPECT_EQ(test, dev_mc_del(priv->dev, hw_s), 0);
 }
 
 /*

@@ -45,6 +45,58 @@ static struct ipn_priv *kt_sa_child(struct kunit *test, struct ipn_priv *parent,
 	return child;
 }
 
+/*
+ * The SA keeps one subscription to its notices per port (their address:
+ * the port's QP 1 on the default partition), whichever interface asked
+ * (RFC 4391 s10 with sa_notices: every sender subscribes). A P_Key child going down
+ * while its parent is up does not cancel it, which would end the
+ * parent's Reports; the last interface of the port to go down does.
+ */
+static void sa_sender_subscription_shared(struct kunit *test)
+{
+	struct ipn_priv *priv = ((struct kt_ctx *)test->priv)->priv;
+	struct ipn_priv *child;
+	int i, n, stops;
+
+	kt_notices_on(test, priv);
+	kt_join_bcast(test, priv);
+	child = kt_sa_child(test, priv, 0x8001);
+	kt_settle(priv);
+	/*
+	 * Every subscription asked so far answered good, the parent's and
+	 * the child's (a TID matches one of them; the other ignores it).
+	 */
+	for (i = 0; i < kt_sa.n_mads; i++) {
+		if (get_unaligned_be16(&kt_sa.mads[i][16]) !=
+		    IB_SA_ATTR_INFORM_INFO ||
+		    !kt_sa.mads[i][IPC_SA_HDR_LEN + 23])
+			continue;
+		kt_am_answer(priv, i, NULL, 0, 0);
+		kt_am_answer(child, i, NULL, 0, 0);
+	}
+	KUNIT_EXPECT_STREQ(test, kt_am_state(priv), "on");
+	KUNIT_EXPECT_STREQ(test, kt_am_state(child), "on");
+
+	n = kt_sa.n_mads;
+	stops = kt_sa.am_stops;
+	rtnl_lock();
+	dev_close(child->dev);
+	rtnl_unlock();
+	KUNIT_EXPECT_EQ(test, kt_sa.n_mads, n);
+	KUNIT_EXPECT_STREQ(test, kt_am_state(child), "off");
+	KUNIT_EXPECT_EQ(test, kt_sa.am_stops, stops + 1);
+	rtnl_lock();
+	dev_close(priv->dev);
+	rtnl_unlock();
+	KUNIT_ASSERT_EQ(test, kt_sa.n_mads, n + 2);
+	for (i = n; i < n + 2; i++) {
+		KUNIT_EXPECT_EQ(test, get_unaligned_be16(&kt_sa.mads[i][16]),
+				IB_SA_ATTR_INFORM_INFO);
+		KUNIT_EXPECT_EQ(test, kt_sa.mads[i][IPC_SA_HDR_LEN + 23], 0);
+	}
+	KUNIT_EXPECT_EQ(test, kt_sa.am_stops, stops + 2);
+}
+
 #define KT_BUDGET_IFS 4		/* the parent and three children */
 #define KT_BUDGET_DESTS 10	/* new destinations per interface */
 #define KT_BUDGET_RATE 20	/* this case's sa_rate: seconds, not minutes */

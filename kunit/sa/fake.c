@@ -35,11 +35,12 @@ static struct {
 	int path_calls, cancels, join_calls, frees;
 	int sgid_refs_given;		/* by kt_path_ah_attr */
 	u8 answer_hop_limit;		/* in the records it answers */
+	u16 answer_mlid;		/* the MLID its joins get */
 	int path_ret;			/* != 0: path_rec_get fails with it */
 	u8 user_mgid[16];		/* a group another user holds */
 	bool user_held;
 	/* allmulti.c's MADs: what was sent, agents started and stopped */
-	u8 mads[16][IPC_MAD_LEN];
+	u8 mads[32][IPC_MAD_LEN];
 	int n_mads, am_starts, am_stops;
 	/* Answered inside am_send, the table listing am_list (n of them). */
 	bool am_at_once;
@@ -308,7 +309,7 @@ static int kt_answer_join(const u8 *mgid, int status, u32 qkey, u8 mtu)
 	if (!status) {
 		j->m.rec.qkey = cpu_to_be32(qkey);
 		j->m.rec.mtu = mtu;
-		j->m.rec.mlid = cpu_to_be16(0xc001);
+		j->m.rec.mlid = cpu_to_be16(kt_sa.answer_mlid);
 		j->m.rec.rate = IB_RATE_10_GBPS;
 		j->m.rec.hop_limit = 1;
 	}
@@ -409,6 +410,7 @@ static int kt_init(struct kunit *test)
 	kt_sa.path_ret = 0;
 	kt_sa.sgid_refs_given = 0;
 	kt_sa.answer_hop_limit = 0;
+	kt_sa.answer_mlid = 0xc001;
 	kt_sa.user_held = false;
 	kt_sa.n_mads = 0;
 	kt_sa.am_starts = 0;
@@ -416,6 +418,7 @@ static int kt_init(struct kunit *test)
 	kt_sa.am_at_once = false;
 	ipn_create_broadcast = false;
 	ipn_promisc_allmulti = false;
+	ipn_sa_notices = false;
 	/* The module's defaults; a case that needs others says why. */
 	ipn_rejoin_spread_ms = 10000;
 	ipn_path_spread_ms = 45000;

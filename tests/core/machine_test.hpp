@@ -138,6 +138,11 @@ struct McT {
 		ipc_mc_bcast_joined(&m, &c, now, &r);
 		return r;
 	}
+	const ipc_result &notice(uint64_t now, int created)
+	{
+		ipc_mc_notice(&m, &c, now, created, &r);
+		return r;
+	}
 	const ipc_result &destroy()
 	{
 		ipc_mc_destroy(&m, &r);

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The all-multicast machine (allmulti.cpp, RFC 4391 s11): every state
- * against every event, the retry's backoff and jitter, the re-read after
- * Reports refused, and which groups the mode joins and leaves.
+ * The notices machine (allmulti.cpp): the subscription every sender
+ * makes (RFC 4391 s10) and the all-multicast mode's directory (s11):
+ * every state against every event, the retry's backoff and jitter, the
+ * flush's spread, the re-read after Reports refused, and which groups the
+ * mode joins and leaves.
  */
 #include <gtest/gtest.h>
 
@@ -80,15 +82,17 @@ struct AmT {
 	}
 	uint32_t stop(int can_send)
 	{
-		ipc_am_stop(&am, can_send, &r);
+		ipc_am_stop(&am, can_send, f.shared, &r);
 		return r.actions;
 	}
-	/* The three answers of a query, good. */
+	/* The answers of a query, good: the table's in the mode. */
 	void answer_all()
 	{
 		EXPECT_EQ(answer(IPC_TRAP_MCG_CREATED, 0), 1);
 		EXPECT_EQ(answer(IPC_TRAP_MCG_DELETED, 0), 1);
-		EXPECT_EQ(answer(0, 0), 1);
+		if (am.dir) {
+			EXPECT_EQ(answer(0, 0), 1);
+		}
 	}
 	std::string state() const
 	{
@@ -119,20 +123,22 @@ void reach(AmT &t, Start s)
 		ASSERT_EQ(t.started(-IPC_ENOMEM), LOG);
 		return;
 	}
-	ASSERT_EQ(t.started(0), SUB | READ);
+	ASSERT_EQ(t.started(0), t.f.allmulti ? SUB | READ : SUB);
 	if (s == S_QUERYING)
 		return;
 	if (s == S_BACKOFF) {
-		ASSERT_EQ(t.answer(0, -IPC_ETIMEDOUT), 1);
+		ASSERT_EQ(t.answer(t.f.allmulti ? 0 : IPC_TRAP_MCG_CREATED,
+				   -IPC_ETIMEDOUT),
+			  1);
 		return;
 	}
 	t.answer_all();
 }
 
 enum Event {
-	E_SYNC_UNWANTED, /* allmulti off, still up */
+	E_SYNC_UNWANTED, /* allmulti off, still up, no sa_notices */
 	E_SYNC_DOWN, /* the interface went down */
-	E_SYNC_NO_SA, /* wanted, no SA (RoCE) */
+	E_SYNC_NO_SA, /* the mode wanted, no SA (RoCE) */
 	E_SYNC, /* wanted, now */
 	E_SYNC_AT_DEADLINE, /* wanted, at r.deadline_ms */
 	E_STARTED_OK,
@@ -192,7 +198,7 @@ uint32_t fire(AmT &t, Event e, int *ret)
 		*ret = t.answer(5, 0);
 		return *ret ? t.r.actions : 0;
 	case E_FLUSHED:
-		*ret = ipc_am_flushed(&t.am);
+		*ret = ipc_am_flushed(&t.am, t.now, 1000, &t.rng);
 		return 0;
 	case E_STOP:
 		return t.stop(1);
@@ -219,7 +225,7 @@ const Row table[] = {
 
 	{ S_STARTING, E_SYNC_UNWANTED, "off", LEAVE, -1 },
 	{ S_STARTING, E_SYNC_DOWN, "off", LEAVE, -1 },
-	{ S_STARTING, E_SYNC_NO_SA, "starting", LOG, -1 },
+	{ S_STARTING, E_SYNC_NO_SA, "off", LEAVE | LOG, -1 },
 	{ S_STARTING, E_SYNC, "starting", 0, -1 },
 	{ S_STARTING, E_SYNC_AT_DEADLINE, "starting", 0, -1 },
 	{ S_STARTING, E_STARTED_OK, "querying", SUB | READ, -1 },
@@ -232,9 +238,9 @@ const Row table[] = {
 	{ S_STARTING, E_FLUSHED, "starting", 0, 1 },
 	{ S_STARTING, E_STOP, "off", LEAVE, -1 },
 
-	{ S_QUERYING, E_SYNC_UNWANTED, "off", UNSUB | STOP | LEAVE, -1 },
+	{ S_QUERYING, E_SYNC_UNWANTED, "off", STOP | LEAVE, -1 },
 	{ S_QUERYING, E_SYNC_DOWN, "off", STOP | LEAVE, -1 },
-	{ S_QUERYING, E_SYNC_NO_SA, "querying", LOG, -1 },
+	{ S_QUERYING, E_SYNC_NO_SA, "off", STOP | LEAVE | LOG, -1 },
 	{ S_QUERYING, E_SYNC, "querying", 0, -1 },
 	{ S_QUERYING, E_SYNC_AT_DEADLINE, "querying", 0, -1 },
 	{ S_QUERYING, E_STARTED_OK, "querying", 0, -1 },
@@ -244,12 +250,12 @@ const Row table[] = {
 	{ S_QUERYING, E_TABLE_ERR, "backoff", LOG, 1 },
 	{ S_QUERYING, E_SUB_OK, "querying", 0, 1 },
 	{ S_QUERYING, E_OTHER_ANSWER, "querying", 0, 0 },
-	{ S_QUERYING, E_FLUSHED, "querying", 0, 1 },
-	{ S_QUERYING, E_STOP, "off", UNSUB | STOP | LEAVE, -1 },
+	{ S_QUERYING, E_FLUSHED, "backoff", 0, 1 },
+	{ S_QUERYING, E_STOP, "off", STOP | LEAVE, -1 },
 
 	{ S_ON, E_SYNC_UNWANTED, "off", UNSUB | STOP | LEAVE, -1 },
 	{ S_ON, E_SYNC_DOWN, "off", STOP | LEAVE, -1 },
-	{ S_ON, E_SYNC_NO_SA, "on", LOG, -1 },
+	{ S_ON, E_SYNC_NO_SA, "off", UNSUB | STOP | LEAVE | LOG, -1 },
 	{ S_ON, E_SYNC, "on", 0, -1 },
 	{ S_ON, E_SYNC_AT_DEADLINE, "on", 0, -1 },
 	{ S_ON, E_STARTED_OK, "on", 0, -1 },
@@ -259,12 +265,12 @@ const Row table[] = {
 	{ S_ON, E_TABLE_ERR, "on", 0, 0 },
 	{ S_ON, E_SUB_OK, "on", 0, 0 },
 	{ S_ON, E_OTHER_ANSWER, "on", 0, 0 },
-	{ S_ON, E_FLUSHED, "on", 0, 1 },
+	{ S_ON, E_FLUSHED, "backoff", 0, 1 },
 	{ S_ON, E_STOP, "off", UNSUB | STOP | LEAVE, -1 },
 
-	{ S_BACKOFF, E_SYNC_UNWANTED, "off", UNSUB | STOP | LEAVE, -1 },
+	{ S_BACKOFF, E_SYNC_UNWANTED, "off", STOP | LEAVE, -1 },
 	{ S_BACKOFF, E_SYNC_DOWN, "off", STOP | LEAVE, -1 },
-	{ S_BACKOFF, E_SYNC_NO_SA, "backoff", LOG, -1 },
+	{ S_BACKOFF, E_SYNC_NO_SA, "off", STOP | LEAVE | LOG, -1 },
 	{ S_BACKOFF, E_SYNC, "backoff", 0, -1 },
 	{ S_BACKOFF, E_SYNC_AT_DEADLINE, "querying", SUB | READ, -1 },
 	{ S_BACKOFF, E_STARTED_OK, "backoff", 0, -1 },
@@ -275,11 +281,11 @@ const Row table[] = {
 	{ S_BACKOFF, E_SUB_OK, "backoff", 0, 0 },
 	{ S_BACKOFF, E_OTHER_ANSWER, "backoff", 0, 0 },
 	{ S_BACKOFF, E_FLUSHED, "backoff", 0, 1 },
-	{ S_BACKOFF, E_STOP, "off", UNSUB | STOP | LEAVE, -1 },
+	{ S_BACKOFF, E_STOP, "off", STOP | LEAVE, -1 },
 
 	{ S_BACKOFF_NOAGENT, E_SYNC_UNWANTED, "off", LEAVE, -1 },
 	{ S_BACKOFF_NOAGENT, E_SYNC_DOWN, "off", LEAVE, -1 },
-	{ S_BACKOFF_NOAGENT, E_SYNC_NO_SA, "backoff", LOG, -1 },
+	{ S_BACKOFF_NOAGENT, E_SYNC_NO_SA, "off", LEAVE | LOG, -1 },
 	{ S_BACKOFF_NOAGENT, E_SYNC, "backoff", 0, -1 },
 	{ S_BACKOFF_NOAGENT, E_SYNC_AT_DEADLINE, "starting", START, -1 },
 	{ S_BACKOFF_NOAGENT, E_STARTED_OK, "backoff", 0, -1 },
@@ -329,7 +335,11 @@ TEST(allmulti, every_state_against_every_event)
 
 TEST(allmulti, mode_from_the_flags)
 {
-	/* s11 is IFF_ALLMULTI; IFF_PROMISC (tcpdump) only when asked. */
+	/*
+	 * s11 is IFF_ALLMULTI; IFF_PROMISC (tcpdump) only when asked. With
+	 * sa_notices (s10), up on a port with an SA, the machine starts
+	 * whatever the flags.
+	 */
 	const struct {
 		uint8_t up, allmulti, promisc, promisc_too;
 		bool in;
@@ -338,15 +348,21 @@ TEST(allmulti, mode_from_the_flags)
 		{ 1, 0, 1, 0, false }, { 1, 0, 1, 1, true },
 		{ 1, 0, 0, 1, false }, { 0, 1, 1, 1, false },
 	};
-	for (const auto &c : cases) {
-		AmT t;
-		t.f.up = c.up;
-		t.f.allmulti = c.allmulti;
-		t.f.promisc = c.promisc;
-		t.f.promisc_too = c.promisc_too;
-		EXPECT_EQ(t.sync(), c.in ? START : 0u)
-			<< int(c.up) << int(c.allmulti) << int(c.promisc)
-			<< int(c.promisc_too);
+	for (uint8_t notices : { 0, 1 }) {
+		for (const auto &c : cases) {
+			AmT t;
+			t.f.up = c.up;
+			t.f.allmulti = c.allmulti;
+			t.f.promisc = c.promisc;
+			t.f.promisc_too = c.promisc_too;
+			t.f.notices = notices;
+			EXPECT_EQ(t.sync(),
+				  (notices ? c.up : c.in) ? START : 0u)
+				<< int(c.up) << int(c.allmulti)
+				<< int(c.promisc) << int(c.promisc_too)
+				<< int(notices);
+			EXPECT_EQ(t.am.dir, c.in ? 1 : 0);
+		}
 	}
 }
 
@@ -415,11 +431,40 @@ TEST(allmulti, backoff_grows_to_the_cap_then_resets)
 	}
 	t.answer_all();
 	EXPECT_EQ(t.am.attempts, 0);
-	t.f.allmulti = 0;
+	t.f.up = 0;
 	t.sync();
-	t.f.allmulti = 1;
+	t.f.up = 1;
 	reach(t, S_BACKOFF);
 	EXPECT_LE(t.am.deadline_ms - t.now, IPC_AM_RETRY_BASE_MS);
+}
+
+/*
+ * Up before the SM (the port not active, no SM LID): the requests are not
+ * sent, and that is no failure: no log, no attempt, asked again after the
+ * base delay, or sooner when the port's activation flushes.
+ */
+TEST(allmulti, no_sm_yet_waits_quietly)
+{
+	AmT t;
+	t.f.allmulti = 0;
+	t.f.notices = 1;
+	ASSERT_EQ(t.sync(), START);
+	ASSERT_EQ(t.started(0), SUB);
+	EXPECT_EQ(t.unsent(-IPC_ENETDOWN), 0u);
+	EXPECT_EQ(t.state(), "backoff");
+	EXPECT_EQ(t.am.attempts, 0);
+	EXPECT_EQ(t.r.deadline_ms, t.now + IPC_AM_RETRY_BASE_MS);
+	for (int i = 0; i < 5; i++) {
+		t.now = t.am.deadline_ms;
+		ASSERT_EQ(t.sync(), SUB);
+		EXPECT_EQ(t.unsent(-IPC_ENETDOWN), 0u);
+		EXPECT_EQ(t.r.deadline_ms, t.now + IPC_AM_RETRY_BASE_MS);
+	}
+	/* The SM comes: the flush asks at once (no spread here). */
+	ASSERT_EQ(ipc_am_flushed(&t.am, t.now, 0, &t.rng), 1);
+	ASSERT_EQ(t.sync(), SUB);
+	t.answer_all();
+	EXPECT_EQ(t.state(), "on");
 }
 
 /* No agent: the retry registers one again before it asks anything. */
@@ -432,6 +477,18 @@ TEST(allmulti, no_agent_retries_the_agent)
 	EXPECT_EQ(t.sync(), START);
 	EXPECT_EQ(t.started(0), SUB | READ);
 	EXPECT_EQ(t.am.agent, 1);
+}
+
+/* The most of the sorted times at that fall within one slot. */
+size_t densest(const std::vector<uint64_t> &at, uint64_t slot)
+{
+	size_t worst = 0;
+	for (size_t i = 0, j = 0; i < at.size(); i++) {
+		while (at[j] + slot <= at[i])
+			j++;
+		worst = std::max(worst, i - j + 1);
+	}
+	return worst;
 }
 
 /*
@@ -453,34 +510,165 @@ TEST(allmulti, retries_of_many_routers_are_spread)
 	 * Any 1% of the window holds 10 of them on average; none more
 	 * than 25.
 	 */
-	const uint64_t slot = IPC_AM_RETRY_BASE_MS / 200;
-	size_t worst = 0;
-	for (size_t i = 0, j = 0; i < at.size(); i++) {
-		while (at[j] + slot <= at[i])
-			j++;
-		worst = std::max(worst, i - j + 1);
-	}
-	EXPECT_LE(worst, 25u);
+	EXPECT_LE(densest(at, IPC_AM_RETRY_BASE_MS / 200), 25u);
 }
 
-/* A flushed link subscribes and reads again at the next sync. */
+/*
+ * A flushed link subscribes and reads again, after a delay drawn from the
+ * spread: not a failure (no attempt, no log).
+ */
 TEST(allmulti, flushed_queries_again)
 {
 	AmT t;
 	reach(t, S_ON);
 	uint32_t gen = ipc_am_gen(&t.am);
-	EXPECT_EQ(ipc_am_flushed(&t.am), 1);
+	EXPECT_EQ(ipc_am_flushed(&t.am, t.now, 10000, &t.rng), 1);
+	EXPECT_EQ(t.state(), "backoff");
+	EXPECT_EQ(t.am.attempts, 0);
+	ASSERT_LT(t.am.deadline_ms, t.now + 10000);
+	/* An answer to what was in flight is stale now. */
+	EXPECT_EQ(t.answer(0, 0), 0);
+	t.now = t.am.deadline_ms - 1;
+	EXPECT_EQ(t.sync(), 0u);
+	EXPECT_EQ(t.r.deadline_ms, t.am.deadline_ms);
+	t.now++;
 	EXPECT_EQ(t.sync(), SUB | READ);
 	EXPECT_EQ(ipc_am_gen(&t.am), gen + 1);
 	t.answer_all();
 	EXPECT_EQ(t.sync(), 0u);
+	/* No spread: at once. */
+	EXPECT_EQ(ipc_am_flushed(&t.am, t.now, 0, &t.rng), 1);
+	EXPECT_EQ(t.sync(), SUB | READ);
+	t.answer_all();
 	/* While starting, the start queries anyway: once. */
 	EXPECT_EQ(t.stop(1), UNSUB | STOP | LEAVE);
 	reach(t, S_STARTING);
-	EXPECT_EQ(ipc_am_flushed(&t.am), 1);
+	EXPECT_EQ(ipc_am_flushed(&t.am, t.now, 10000, &t.rng), 1);
 	EXPECT_EQ(t.started(0), SUB | READ);
 	t.answer_all();
 	EXPECT_EQ(t.sync(), 0u);
+}
+
+/*
+ * A fabric's client reregister reaches every node at once: their
+ * subscriptions (two MADs each) come back spread over the window, as
+ * their rejoins do, not in one instant at the SA.
+ */
+TEST(allmulti, flushed_subscriptions_are_spread)
+{
+	const uint32_t spread = 10000;
+	std::vector<uint64_t> at;
+	for (uint64_t seed = 1; seed <= 1000; seed++) {
+		AmT t(seed);
+		t.f.allmulti = 0;
+		t.f.notices = 1;
+		t.sync();
+		t.started(0);
+		EXPECT_EQ(t.answer(IPC_TRAP_MCG_CREATED, 0), 1);
+		EXPECT_EQ(t.answer(IPC_TRAP_MCG_DELETED, 0), 1);
+		ASSERT_EQ(t.state(), "on");
+		ASSERT_EQ(ipc_am_flushed(&t.am, t.now, spread, &t.rng), 1);
+		at.push_back(t.am.deadline_ms - t.now);
+	}
+	std::sort(at.begin(), at.end());
+	EXPECT_LT(at.back(), spread);
+	/* Any 1% of the window holds 10 on average; none more than 25. */
+	EXPECT_LE(densest(at, spread / 100), 25u);
+	EXPECT_LT(at.front(), spread / 10);
+	EXPECT_GT(at.back(), spread - spread / 10);
+}
+
+/*
+ * RFC 4391 s10: "Senders MUST subscribe to the multicast group create and
+ * delete traps". With sa_notices, up on a port with an SA, out of the
+ * mode: the two subscriptions, no directory; the mode entered later reads
+ * it, left leaves its groups and keeps the subscriptions; down cancels
+ * them.
+ */
+TEST(allmulti, senders_subscribe_without_the_mode)
+{
+	AmT t;
+	t.f.allmulti = 0;
+	t.f.notices = 1;
+	EXPECT_EQ(t.sync(), START);
+	EXPECT_EQ(t.started(0), SUB);
+	EXPECT_EQ(t.state(), "querying");
+	EXPECT_EQ(t.answer(0, 0), 0); /* no table asked */
+	EXPECT_EQ(t.answer(IPC_TRAP_MCG_CREATED, 0), 1);
+	EXPECT_EQ(t.answer(IPC_TRAP_MCG_DELETED, 0), 1);
+	EXPECT_EQ(t.r.actions, 0u);
+	EXPECT_EQ(t.state(), "on");
+	EXPECT_EQ(t.sync(), 0u);
+	EXPECT_EQ(t.r.deadline_ms, IPC_NO_DEADLINE);
+	struct ipc_view v;
+	ipc_am_view(&t.am, &v);
+	EXPECT_EQ(v.want, 0);
+	/* The mode: the directory read, the subscriptions stand. */
+	t.f.allmulti = 1;
+	EXPECT_EQ(t.sync(), READ);
+	EXPECT_EQ(t.state(), "querying");
+	EXPECT_EQ(t.answer(0, 0), 1);
+	EXPECT_EQ(t.r.actions, SWEEP);
+	EXPECT_EQ(t.state(), "on");
+	ipc_am_view(&t.am, &v);
+	EXPECT_EQ(v.want, 1);
+	/* Out of it, with a read in flight: its groups left, it dropped. */
+	ASSERT_EQ(ipc_am_flushed(&t.am, t.now, 0, &t.rng), 1);
+	ASSERT_EQ(t.sync(), SUB | READ);
+	t.f.allmulti = 0;
+	EXPECT_EQ(t.sync(), LEAVE);
+	EXPECT_EQ(t.answer(0, 0), 0);
+	EXPECT_EQ(t.answer(IPC_TRAP_MCG_CREATED, 0), 1);
+	EXPECT_EQ(t.answer(IPC_TRAP_MCG_DELETED, 0), 1);
+	EXPECT_EQ(t.state(), "on");
+	/* The last answer awaited was the table: on when it is dropped. */
+	t.f.allmulti = 1;
+	ASSERT_EQ(ipc_am_flushed(&t.am, t.now, 0, &t.rng), 1);
+	ASSERT_EQ(t.sync(), SUB | READ);
+	EXPECT_EQ(t.answer(IPC_TRAP_MCG_CREATED, 0), 1);
+	EXPECT_EQ(t.answer(IPC_TRAP_MCG_DELETED, 0), 1);
+	t.f.allmulti = 0;
+	EXPECT_EQ(t.sync(), LEAVE);
+	EXPECT_EQ(t.state(), "on");
+	/* Down: cancelled while the QP can send (ipc_am_stop). */
+	EXPECT_EQ(t.stop(1), UNSUB | STOP | LEAVE);
+	EXPECT_EQ(t.state(), "off");
+	/* Held by another interface of the port too: not cancelled. */
+	EXPECT_EQ(t.sync(), START);
+	EXPECT_EQ(t.started(0), SUB);
+	t.answer_all();
+	t.f.shared = 1;
+	EXPECT_EQ(t.stop(1), STOP | LEAVE);
+	/*
+	 * Not known to the SA (a flush since, unanswered, or failed): not
+	 * cancelled either (OpenSM logs the cancellation of one it lacks).
+	 */
+	t.f.shared = 0;
+	EXPECT_EQ(t.sync(), START);
+	EXPECT_EQ(t.started(0), SUB);
+	EXPECT_EQ(t.stop(1), STOP | LEAVE);
+	EXPECT_EQ(t.sync(), START);
+	EXPECT_EQ(t.started(0), SUB);
+	t.answer_all();
+	ASSERT_EQ(ipc_am_flushed(&t.am, t.now, 1000, &t.rng), 1);
+	EXPECT_EQ(t.stop(1), STOP | LEAVE);
+	EXPECT_EQ(t.sync(), START);
+	EXPECT_EQ(t.started(0), SUB);
+	EXPECT_EQ(t.answer(IPC_TRAP_MCG_CREATED, 0), 1);
+	EXPECT_EQ(t.answer(IPC_TRAP_MCG_DELETED, -IPC_ETIMEDOUT), 1);
+	EXPECT_EQ(t.stop(1), STOP | LEAVE);
+	/* sa_notices off, out of the mode: the machine stops. */
+	EXPECT_EQ(t.sync(), START);
+	EXPECT_EQ(t.started(0), SUB);
+	t.answer_all();
+	t.f.notices = 0;
+	EXPECT_EQ(t.sync(), UNSUB | STOP | LEAVE);
+	/* RoCE, out of the mode: nothing, not even the message. */
+	AmT roce;
+	roce.f.allmulti = 0;
+	roce.f.has_sa = 0;
+	EXPECT_EQ(roce.sync(), 0u);
+	EXPECT_EQ(roce.state(), "off");
 }
 
 /*
@@ -655,6 +843,14 @@ TEST(allmulti, groups_only_in_the_mode)
 		t.group(g, mgid(2, 0x401b, 0xffff, 1), 1);
 		EXPECT_TRUE(t.non(g)) << s;
 	}
+	/* Subscribed (s10) but out of the mode: no. */
+	GroupsT t;
+	Group g;
+	t.f.allmulti = 0;
+	t.f.notices = 1;
+	reach(t, S_ON);
+	EXPECT_EQ(t.group(g, mgid(2, 0x401b, 0xffff, 1), 1), 0u);
+	EXPECT_FALSE(g.exists);
 }
 
 /*
@@ -711,7 +907,7 @@ TEST(allmulti, sweep_leaves_what_the_read_did_not_list)
 	t.group(listed, mgid(2, 0x401b, 0xffff, 1), 1);
 	t.group(gone, mgid(2, 0x401b, 0xffff, 2), 1);
 	/* A re-read: listed is in it; created comes by a Report meanwhile. */
-	ASSERT_EQ(ipc_am_flushed(&t.am), 1);
+	ASSERT_EQ(ipc_am_flushed(&t.am, t.now, 0, &t.rng), 1);
 	ASSERT_EQ(t.sync(), SUB | READ);
 	t.group(created, mgid(2, 0x401b, 0xffff, 3), 1);
 	t.group(listed, mgid(2, 0x401b, 0xffff, 1), 1);

@@ -647,6 +647,177 @@ TEST(mc_missing, flush_and_destroy_free)
 	EXPECT_ACTS(b.destroy(), IPC_ACT_FREE);
 }
 
+/* ---- The SA's notices (RFC 4391 s10) ----------------------------------- */
+
+/*
+ * "Senders MUST subscribe to the multicast group create and delete
+ * traps": a send-only membership of a group deleted is given up (the
+ * group may come back under another MLID) and its absence cached.
+ */
+TEST(mc_notice, deleted_gives_up_a_sendonly_membership)
+{
+	Mc t(SCOPE_SITE);
+	t.joined_sendonly();
+	auto &r = t.notice(T0 + 20, 0);
+	EXPECT_ACTS(r, IPC_ACT_LEAVE);
+	EXPECT_EQ(t.state(), IPC_MC_MISSING);
+	EXPECT_EQ(t.m.joined, IPC_JOIN_NONE);
+	EXPECT_EQ(r.deadline_ms, T0 + 20 + t.c.missing_ttl_ms);
+	/* The next packet goes to the routers without a query. */
+	EXPECT_ACTS(t.tx(T0 + 30, 1), IPC_ACT_TO_ROUTERS);
+	/* The group made again: the absence forgotten, the next tx joins. */
+	EXPECT_ACTS(t.notice(T0 + 40, 1), IPC_ACT_FREE);
+	EXPECT_EQ(t.state(), IPC_MC_IDLE);
+	auto &j = t.tx(T0 + 50);
+	EXPECT_ACTS(j, IPC_ACT_JOIN | IPC_ACT_QUEUE);
+	EXPECT_EQ(j.join_type, IPC_JOIN_SENDONLY);
+}
+
+/*
+ * A group created while its send-only membership stood: left now, joined
+ * again once the leave has gone (an SA client may answer a join from the
+ * membership it still holds until then); the frames meanwhile wait.
+ */
+TEST(mc_notice, created_rejoins_a_sendonly_membership)
+{
+	Mc t;
+	t.joined_sendonly();
+	auto &r = t.notice(T0 + 20, 1);
+	EXPECT_ACTS(r, IPC_ACT_LEAVE);
+	EXPECT_EQ(t.state(), IPC_MC_BACKOFF);
+	EXPECT_EQ(r.deadline_ms, T0 + 20 + t.c.backoff.base_ms);
+	EXPECT_ACTS(t.tx(T0 + 21), IPC_ACT_QUEUE);
+	EXPECT_ACTS(t.timer(T0 + 20 + t.c.backoff.base_ms - 1), 0);
+	auto &j = t.timer(T0 + 20 + t.c.backoff.base_ms);
+	EXPECT_ACTS(j, IPC_ACT_JOIN);
+	EXPECT_EQ(j.join_type, IPC_JOIN_SENDONLY);
+	EXPECT_ACTS(t.done(T0 + 2000, 0), IPC_ACT_FLUSH_QUEUE);
+	EXPECT_EQ(t.state(), IPC_MC_JOINED);
+}
+
+/* A join answered before a deletion the SA announced first: given up. */
+TEST(mc_notice, sendonly_join_answered_before_a_deletion)
+{
+	Mc t(SCOPE_SITE);
+	t.joining_sendonly();
+	EXPECT_ACTS(t.notice(T0 + 5, 0), 0);
+	EXPECT_EQ(t.state(), IPC_MC_JOINING);
+	auto &r = t.done(T0 + 10, 0, 1);
+	/* The queued packet goes to the routers, the handle is left. */
+	EXPECT_ACTS(r, IPC_ACT_LEAVE | IPC_ACT_TO_ROUTERS);
+	EXPECT_EQ(t.state(), IPC_MC_MISSING);
+	EXPECT_EQ(t.m.queued, 0);
+}
+
+/* A join refused before a creation the SA announced first: again. */
+TEST(mc_notice, sendonly_join_refused_before_a_creation)
+{
+	Mc t;
+	t.joining_sendonly();
+	t.notice(T0 + 5, 1);
+	auto &r = t.done(T0 + 10, -IPC_ENOENT);
+	EXPECT_ACTS(r, IPC_ACT_JOIN);
+	EXPECT_EQ(r.join_type, IPC_JOIN_SENDONLY);
+	EXPECT_EQ(t.state(), IPC_MC_JOINING);
+	EXPECT_EQ(t.m.queued, 1); /* still waiting for it */
+	/* The notice counts once: a second refusal is an absence. */
+	EXPECT_ACTS(t.done(T0 + 20, -IPC_ENOENT), IPC_ACT_PURGE_QUEUE);
+	EXPECT_EQ(t.state(), IPC_MC_MISSING);
+}
+
+/* The last notice during a join decides; a new join forgets it. */
+TEST(mc_notice, the_last_notice_of_a_join_counts)
+{
+	Mc a;
+	a.joining_sendonly();
+	a.notice(T0 + 1, 0);
+	a.notice(T0 + 2, 1); /* deleted, then made again */
+	EXPECT_ACTS(a.done(T0 + 10, 0), IPC_ACT_FLUSH_QUEUE);
+	EXPECT_EQ(a.state(), IPC_MC_JOINED);
+	Mc b;
+	b.joining_sendonly();
+	b.notice(T0 + 1, 0);
+	b.done(T0 + 2, -IPC_ETIMEDOUT);
+	ASSERT_EQ(b.state(), IPC_MC_BACKOFF);
+	b.timer(b.m.deadline_ms);
+	ASSERT_EQ(b.state(), IPC_MC_JOINING);
+	EXPECT_EQ(b.m.noticed, 0);
+	EXPECT_ACTS(b.done(b.m.deadline_ms - 1, 0), 0);
+	EXPECT_EQ(b.state(), IPC_MC_JOINED);
+}
+
+/* The same, whatever the SA announced during the send-only join. */
+TEST(mc_notice, a_full_subscription_during_a_sendonly_join_wins)
+{
+	for (int notice : { 0, 1 }) {
+		Mc t;
+		t.joining_sendonly();
+		t.sub(T0 + 1);
+		t.notice(T0 + 2, notice);
+		auto &r = t.done(T0 + 3, -IPC_ENOENT);
+		EXPECT_ACTS(r, IPC_ACT_JOIN) << notice;
+		EXPECT_EQ(r.join_type, IPC_JOIN_FULL) << notice;
+		EXPECT_EQ(t.state(), IPC_MC_JOINING) << notice;
+		EXPECT_EQ(t.m.queued, 1) << notice;
+		EXPECT_ACTS(t.done(T0 + 4, 0),
+			    IPC_ACT_ATTACH | IPC_ACT_FLUSH_QUEUE)
+			<< notice;
+		EXPECT_EQ(t.m.joined, IPC_JOIN_FULL);
+		/* Joined send-only, after a deletion's notice: swapped. */
+		Mc u;
+		u.joining_sendonly();
+		u.sub(T0 + 1);
+		u.notice(T0 + 2, 0);
+		auto &ru = u.done(T0 + 3, 0);
+		EXPECT_ACTS(ru, IPC_ACT_LEAVE | IPC_ACT_JOIN);
+		EXPECT_EQ(ru.join_type, IPC_JOIN_FULL);
+	}
+}
+
+/* Not a sender's: the stack's and the mode's memberships stay. */
+TEST(mc_notice, full_and_non_memberships_stay)
+{
+	for (int created : { 0, 1 }) {
+		Mc full, non;
+		full.joined_full();
+		EXPECT_ACTS(full.notice(T0 + 20, created), 0);
+		EXPECT_EQ(full.state(), IPC_MC_JOINED);
+		non.sub(T0, IPC_JOIN_NON);
+		non.done(T0 + 1, 0);
+		EXPECT_ACTS(non.notice(T0 + 20, created), 0);
+		EXPECT_EQ(non.state(), IPC_MC_JOINED);
+		/* A full join outstanding is not second-guessed either. */
+		Mc j;
+		j.joining_full();
+		j.notice(T0 + 5, !created);
+		EXPECT_EQ(j.m.noticed, 0);
+	}
+}
+
+/* Nothing held, nothing to follow. */
+TEST(mc_notice, other_states_change_nothing)
+{
+	for (int created : { 0, 1 }) {
+		Mc idle, backoff, leaving, held, missing;
+		EXPECT_ACTS(idle.notice(T0, created), 0);
+		EXPECT_EQ(idle.state(), IPC_MC_IDLE);
+		backoff.backoff();
+		EXPECT_ACTS(backoff.notice(T0 + 20, created), 0);
+		EXPECT_EQ(backoff.state(), IPC_MC_BACKOFF);
+		leaving.leaving();
+		EXPECT_ACTS(leaving.notice(T0 + 20, created), 0);
+		EXPECT_EQ(leaving.state(), IPC_MC_LEAVING);
+		held.held();
+		EXPECT_ACTS(held.notice(T0 + 20, created), 0);
+		EXPECT_EQ(held.state(), IPC_MC_HELD);
+		missing.missing();
+		if (!created) {
+			EXPECT_ACTS(missing.notice(T0 + 20, 0), 0);
+			EXPECT_EQ(missing.state(), IPC_MC_MISSING);
+		}
+	}
+}
+
 /* ---- LEAVING ---------------------------------------------------------- */
 
 TEST(mc_leaving, tx_drops)
@@ -815,7 +986,7 @@ TEST(mc_leaving, eagain_frees_without_leave)
 
 TEST(mc, corrupt_state_frees)
 {
-	for (int ev = 0; ev < 8; ev++) {
+	for (int ev = 0; ev < 9; ev++) {
 		Mc t;
 		t.m.state = IPC_MC_STATE_COUNT + 1;
 		const ipc_result *r = nullptr;
@@ -840,6 +1011,9 @@ TEST(mc, corrupt_state_frees)
 			break;
 		case 6:
 			r = &t.bcast_joined(T0);
+			break;
+		case 7:
+			r = &t.notice(T0, ev & 1);
 			break;
 		default:
 			r = &t.destroy();

@@ -77,7 +77,7 @@ wait_for 30 "softib2 in the SA's group of 239.6.0.1" \
 
 kmsg "n1 enters the all-multicast mode"
 check ip -n n1 link set dev "$IB1" allmulticast on
-am_on() { grep -q "^state on " "$DBG/allmulti"; }
+am_on() { grep -q "^state on directory on " "$DBG/allmulti"; }
 wait_for 60 "n1's all-multicast mode on" am_on
 cat "$DBG/allmulti"
 non_joined() { mcg1 | grep -q "^$(mgid_of "$1") state joined want non joined non "; }
