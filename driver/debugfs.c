@@ -87,11 +87,12 @@ static int ipn_mcg_show(struct seq_file *m, void *v)
 	spin_lock_bh(&priv->lock);
 	list_for_each_entry(mc, &priv->mcasts, list) {
 		ipc_mc_view(&mc->st, &st);
-		seq_printf(m, "%pI6 state %s want %s joined %s pending %s attempts %u queued %u status %d retry_ms %llu%s\n",
+		seq_printf(m, "%pI6 state %s want %s joined %s pending %s attempts %u queued %u status %d retry_ms %llu mlid 0x%04x%s\n",
 			   mc->mgid, st.state, ipn_join_name(st.want),
 			   ipn_join_name(st.joined), ipn_join_name(st.pending),
 			   st.attempts, st.queued, st.last_status,
 			   ipn_ms_left(st.deadline_ms, now),
+			   be16_to_cpu(mc->rec.mlid),
 			   mc->is_bcast ? " broadcast" : "");
 	}
 	spin_unlock_bh(&priv->lock);

@@ -20,7 +20,17 @@
 #   20-byte hardware address; ping IPv4 and IPv6 both ways; iperf3 TCP
 #   both ways; an IPv4 group joined on either side gets every datagram
 #   the other sends; P_Key children on P_Key 0x8001 (each driver's
-#   create_child) ping both ways.
+#   create_child) ping both ways;
+# - RFC 4391 s10, "Senders MUST subscribe to the multicast group create
+#   and delete traps" (sa_notices=1): ipoib_ng sends to a group ib_ipoib's
+#   socket made;
+#   the socket gone, OpenSM deletes the group and ipoib_ng, told by the
+#   SA's notice, gives its send-only membership up (the absence cached);
+#   the group made again under another MLID, ipoib_ng sends to the new
+#   one (every datagram arrives) and holds the MLID the SA lists. OpenSM
+#   logs no ERR 1B25 (a leave of a membership it no longer has), which
+#   it did when ipoib_ng did not follow the notices: ib_ipoib's own
+#   send-only groups (ff02::2, ff02::16) go and come back with it.
 # Not yet: connected mode between the two, which needs RC on softib
 # (Documentation/softib-design.rst, step 8).
 
@@ -34,15 +44,6 @@ P1=0x8001, ipoib : ALL=full ;
 EOF
 # RFC 4391 s10 send-only joins OpenSM refuses (lib.sh), on both P_Keys.
 osm_allow_sendonly "ffff|8001"
-# And the leaves of send-only memberships whose group went with the last
-# FullMember: ib_ipoib creates the groups of its router solicitations and
-# MLD reports (ff02::2, ff02::16) SendOnlyFullMember, ipoib_ng joins them
-# SendOnlyNonMember, which s10 does not count for deletion; when ib_ipoib
-# is unloaded OpenSM deletes them, and ipoib_ng's leave at its own unload
-# names a membership the SA no longer has. ipoib_ng does not yet follow
-# the SA's "group deleted" notices for its send-only groups (s10 says a
-# sender subscribes to them): Documentation/softib-design.rst, step 6.
-OSM_ERR_OK+="|ERR 1B25: Received an invalid delete request for MGID: ff12:[46]01b:ffff::(2|16) for PortGID: fe80::200:0:0:301\$"
 
 kmsg "ib_ipoib first: it takes the \"ipoib\" link kind"
 check modprobe ib_ipoib
@@ -75,7 +76,8 @@ insmod_refused "Invalid parameters" \
 	'ports: "softib1:0" is not a comma-separated list' link_kind=0 ports=softib1:0
 
 kmsg "link_kind=0 ports=softib2: beside ib_ipoib, on softib2 only"
-load_ipoib link_kind=0 ports=softib2
+# sa_notices=1: RFC 4391 s10's subscription for every sender (below).
+load_ipoib link_kind=0 ports=softib2 sa_notices=1
 NG=$(wait_ipoib_if softib2)
 [[ $(< "/sys/module/$IPOIB_NAME/parameters/ports") == softib2 ]] ||
 	fail "ports reads '$(< "/sys/module/$IPOIB_NAME/parameters/ports")'"
@@ -138,6 +140,55 @@ awk -v m="$mbps" 'BEGIN { exit !(m > 0) }' || fail "TCP ib_ipoib -> ipoib_ng: $m
 kmsg "multicast: ipoib_ng sends to ib_ipoib's group, and back"
 mc_delivers n1 "$IPO" n2 "$NG" 239.4.0.1
 mc_delivers n2 "$NG" n1 "$IPO" 239.4.0.2
+
+kmsg "RFC 4391 s10: ipoib_ng follows the SA's notices of a group it sends to"
+DBG_NG=$(ipoib_debugfs softib2)
+MG9=ff12:401b:ffff:0000:0000:0000:0f04:0009	# 239.4.0.9, as debugfs prints it
+# ng_mc STATE: ipoib_ng's entry of 239.4.0.9 is in STATE.
+ng_mc() { grep -q "^$MG9 state $1 " "$DBG_NG/mcg"; }
+ng_mlid() { grep "^$MG9 " "$DBG_NG/mcg" | sed -n 's/.* mlid \(0x[0-9a-f]*\).*/\1/p'; }
+# sa_mlid: the MLID the SA lists for 239.4.0.9 (lower case).
+sa_mlid() {
+	sa_mcmr ff12:401b:ffff::f04:9
+	grep -m1 -io "mlid\.*0x[0-9a-f]*" /tmp/mcm.out | sed 's/.*0x/0x/' |
+		tr 'A-F' 'a-f'
+}
+ng_subscribed() { grep -q "^state on directory off " "$DBG_NG/allmulti"; }
+wait_for 30 "ipoib_ng's subscription to the SA's notices" ng_subscribed
+# ib_ipoib's socket in n1 makes the group (FullMember); n2 sends to it,
+# SendOnlyNonMember. The socket gone, ib_ipoib leaves, OpenSM deletes
+# the group and reports it (trap 67).
+mc_delivers n1 "$IPO" n2 "$NG" 239.4.0.9
+old_mlid=$(ng_mlid)
+log "ipoib_ng sent to 239.4.0.9 at MLID $old_mlid"
+wait_for 30 "OpenSM's deletion of 239.4.0.9's group" \
+	grep -q "Mcast group deleted.*ff12:401b:ffff::f04:9" "$OSM_LOG"
+wait_for 10 "ipoib_ng's cached absence of 239.4.0.9 (the deletion's notice)" \
+	ng_mc missing
+grep "^$MG9 " "$DBG_NG/mcg"
+# Another group takes the freed MLID (OpenSM 3.3.23, Debian 12's, gives a
+# new group the lowest free one); then 239.4.0.9 is made again.
+rm -f /tmp/mc-10 /tmp/mc-10.ready /tmp/mc-9 /tmp/mc-9.ready
+ip netns exec n1 python3 "$MC_TOOL" recv "$IPO" 239.4.0.10 5003 /tmp/mc-10 &
+pid10=$!
+wait_for 10 "n1's socket of 239.4.0.10" test -e /tmp/mc-10.ready
+wait_for 30 "239.4.0.10's group" sa_member ff12:401b:ffff::f04:a fe80::200:0:0:201
+ip netns exec n1 python3 "$MC_TOOL" recv "$IPO" 239.4.0.9 5004 /tmp/mc-9 &
+pid9=$!
+wait_for 10 "n1's socket of 239.4.0.9" test -e /tmp/mc-9.ready
+wait_for 30 "239.4.0.9's group made again" sa_member ff12:401b:ffff::f04:9 fe80::200:0:0:201
+# Its creation's notice (trap 66) ends the cached absence, if the cache's
+# 10 s have not (KUnit's sa_sender_follows_notices tells the two apart).
+mc_delivers n1 "$IPO" n2 "$NG" 239.4.0.9
+new_mlid=$(ng_mlid)
+sa_now=$(sa_mlid)
+log "239.4.0.9: MLID $old_mlid, then $new_mlid; the SA lists $sa_now"
+[[ -n $new_mlid && $new_mlid == "$sa_now" ]] ||
+	fail "ipoib_ng sends to MLID $new_mlid, the SA lists $sa_now"
+[[ $new_mlid != "$old_mlid" ]] ||
+	fail "the group came back under its old MLID $old_mlid: not what is tested"
+kill "$pid9" "$pid10"
+wait "$pid9" "$pid10" || true
 
 kmsg "P_Key 0x8001 children, each by its driver's create_child"
 check sysfs_write n1 "/sys/class/net/$IPO/create_child" 0x8001
