@@ -58,7 +58,7 @@ vm-softib: softib
 # of SOFTIB_KRELS: the module of this tree built for that kernel
 # (vm-check-krel, build/kmod/<release>/), softib.ko found where `make
 # softib` built it; results in build/vm/<release>/<scenario>/.
-SOFTIB_IPOIB_SCENARIOS ?= ib-ping ib-pkey ib-rereg ib-interop ib-sacount ib-allmulti
+SOFTIB_IPOIB_SCENARIOS ?= ib-ping ib-pkey ib-rereg ib-interop ib-sacount ib-allmulti ib-faults
 .PHONY: vm-softib-ipoib
 vm-softib-ipoib: softib
 	@rc=0; for r in $(SOFTIB_KRELS); do \

@@ -118,10 +118,17 @@ static struct softib_pkt *softib_qp_make_pkt(struct rvt_qp *qp,
 	return pkt;
 }
 
-/* An SA request out of QP1 is counted (enum softib_sa_count). */
-static void softib_qp_count_sa(struct softib_hca_port *hp,
+/*
+ * An SA request out of QP1 is counted (enum softib_sa_count); true if it
+ * is to be lost (ports/P/softib/sa_drop_pct: an SA that does not answer).
+ * Which ones, by the count: the n-th is lost when n * pct / 100 steps up,
+ * so that pct of them are, spread evenly and the same in every run.
+ */
+static bool softib_qp_count_sa(struct softib_hca_port *hp,
 			       const struct softib_pkt *pkt)
 {
+	u8 pct = READ_ONCE(hp->sa_drop_pct);
+	s64 n;
 	const struct ib_rmpp_mad *rm = (const struct ib_rmpp_mad *)pkt->data;
 	const struct ib_mad_hdr *mh = &rm->mad_hdr;
 	u16 attr;
@@ -130,15 +137,15 @@ static void softib_qp_count_sa(struct softib_hca_port *hp,
 	    pkt->len < sizeof(*mh) + sizeof(rm->rmpp_hdr) ||
 	    mh->mgmt_class != IB_MGMT_CLASS_SUBN_ADM ||
 	    (mh->method & IB_MGMT_METHOD_RESP))
-		return;
+		return false;
 	/*
 	 * The receiver's ACK of an RMPP answer (a GetTable's) is the answer's
 	 * method with the response bit cleared (mad_rmpp.c): no request.
 	 */
 	if ((rm->rmpp_hdr.rmpp_rtime_flags & IB_MGMT_RMPP_FLAG_ACTIVE) &&
 	    rm->rmpp_hdr.rmpp_type == IB_MGMT_RMPP_TYPE_ACK)
-		return;
-	atomic64_inc(&hp->sa_counts[SOFTIB_SA_REQUESTS]);
+		return false;
+	n = atomic64_inc_return(&hp->sa_counts[SOFTIB_SA_REQUESTS]);
 	attr = be16_to_cpu(mh->attr_id);
 	if (attr == IB_SA_ATTR_MC_MEMBER_REC && mh->method == IB_MGMT_METHOD_SET)
 		atomic64_inc(&hp->sa_counts[SOFTIB_SA_JOINS]);
@@ -149,6 +156,10 @@ static void softib_qp_count_sa(struct softib_hca_port *hp,
 		atomic64_inc(&hp->sa_counts[SOFTIB_SA_PATHS]);
 	else if (attr == IB_SA_ATTR_INFORM_INFO)
 		atomic64_inc(&hp->sa_counts[SOFTIB_SA_INFORMS]);
+	if (n * pct / 100 == (n - 1) * pct / 100)
+		return false;
+	atomic64_inc(&hp->sa_counts[SOFTIB_SA_DROPPED]);
+	return true;
 }
 
 /*
@@ -163,7 +174,8 @@ static void softib_qp_xmit(struct softib_hca *hca, u32 port_num,
 	u16 lid = READ_ONCE(port->lid);
 	u16 mask = ~((1U << READ_ONCE(port->lmc)) - 1);
 
-	softib_qp_count_sa(&hca->hports[port_num - 1], pkt);
+	if (softib_qp_count_sa(&hca->hports[port_num - 1], pkt))
+		return;
 
 	if (pkt->dlid >= be16_to_cpu(IB_MULTICAST_LID_BASE) &&
 	    pkt->dlid != SOFTIB_LID_PERMISSIVE) {

@@ -122,6 +122,7 @@ enum softib_sa_count {
 	SOFTIB_SA_LEAVES,		/* Delete of MCMemberRecord */
 	SOFTIB_SA_PATHS,		/* Get or GetTable of PathRecord */
 	SOFTIB_SA_INFORMS,		/* Set of InformInfo */
+	SOFTIB_SA_DROPPED,		/* of them, lost on purpose (sa_drop_pct) */
 	SOFTIB_SA_NCOUNTS
 };
 
@@ -129,6 +130,8 @@ enum softib_sa_count {
 struct softib_hca_port {
 	struct rvt_ibport rvp;
 	atomic64_t sa_counts[SOFTIB_SA_NCOUNTS];
+	/* Percent of the SA requests the port sends that are lost (sysfs). */
+	u8 sa_drop_pct;
 	struct softib_port *port;
 	u16 pkeys[SOFTIB_NPKEYS];	/* rdmavt reads it without locks */
 	__be64 guids[SOFTIB_GUIDS];	/* GUIDInfo; [0] is the port GUID */

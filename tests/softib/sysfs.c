@@ -37,6 +37,72 @@ SOFTIB_SA_ATTR(sa_joins, SOFTIB_SA_JOINS);
 SOFTIB_SA_ATTR(sa_leaves, SOFTIB_SA_LEAVES);
 SOFTIB_SA_ATTR(sa_paths, SOFTIB_SA_PATHS);
 SOFTIB_SA_ATTR(sa_informs, SOFTIB_SA_INFORMS);
+SOFTIB_SA_ATTR(sa_dropped, SOFTIB_SA_DROPPED);
+
+/*
+ * The test's fault controls (design: step 7), root only.
+ *
+ * link: "down" disables the port as PortInfo:PortPhysicalState 3 would
+ * (the cable stays, the switch's end polls; the SM sees it by Trap 128);
+ * "up" lets it train again to Init, and the SM's sweep brings it Active.
+ * Reads "down" while disabled, else "up".
+ */
+static ssize_t link_show(struct ib_device *ibdev, u32 port_num,
+			 struct ib_port_attribute *attr, char *buf)
+{
+	struct softib_hca *hca = softib_hca_from_ibdev(ibdev);
+	struct softib_port *port = hca->hports[port_num - 1].port;
+
+	return sysfs_emit(buf, "%s\n",
+			  READ_ONCE(port->phys_state) ==
+					  IB_PORT_PHYS_STATE_DISABLED ?
+				  "down" : "up");
+}
+
+static ssize_t link_store(struct ib_device *ibdev, u32 port_num,
+			  struct ib_port_attribute *attr, const char *buf,
+			  size_t count)
+{
+	struct softib_hca *hca = softib_hca_from_ibdev(ibdev);
+	struct softib_port *port = hca->hports[port_num - 1].port;
+
+	if (sysfs_streq(buf, "down"))
+		softib_fabric_port_disable(port);
+	else if (!sysfs_streq(buf, "up"))
+		return -EINVAL;
+	else if (READ_ONCE(port->phys_state) == IB_PORT_PHYS_STATE_DISABLED)
+		softib_fabric_port_bounce(port);
+	return count;
+}
+static IB_PORT_ATTR_ADMIN_RW(link);
+
+/* sa_drop_pct: 0-100, the share of the port's SA requests lost. */
+static ssize_t sa_drop_pct_show(struct ib_device *ibdev, u32 port_num,
+				struct ib_port_attribute *attr, char *buf)
+{
+	struct softib_hca *hca = softib_hca_from_ibdev(ibdev);
+
+	return sysfs_emit(buf, "%u\n",
+			  READ_ONCE(hca->hports[port_num - 1].sa_drop_pct));
+}
+
+static ssize_t sa_drop_pct_store(struct ib_device *ibdev, u32 port_num,
+				 struct ib_port_attribute *attr,
+				 const char *buf, size_t count)
+{
+	struct softib_hca *hca = softib_hca_from_ibdev(ibdev);
+	u8 pct;
+	int ret;
+
+	ret = kstrtou8(buf, 0, &pct);
+	if (ret)
+		return ret;
+	if (pct > 100)
+		return -EINVAL;
+	WRITE_ONCE(hca->hports[port_num - 1].sa_drop_pct, pct);
+	return count;
+}
+static IB_PORT_ATTR_ADMIN_RW(sa_drop_pct);
 
 static struct attribute *softib_sysfs_port_attrs[] = {
 	&ib_port_attr_peer.attr,
@@ -45,6 +111,9 @@ static struct attribute *softib_sysfs_port_attrs[] = {
 	&ib_port_attr_sa_leaves.attr,
 	&ib_port_attr_sa_paths.attr,
 	&ib_port_attr_sa_informs.attr,
+	&ib_port_attr_sa_dropped.attr,
+	&ib_port_attr_link.attr,
+	&ib_port_attr_sa_drop_pct.attr,
 	NULL
 };
 
