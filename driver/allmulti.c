@@ -22,9 +22,9 @@
  *      deleted is left.
  * Leaving the mode leaves the NonMember memberships (the FullMember ones
  * the stack asked for stay); with sa_notices the subscriptions stay while
- * the interface is up. The core builds and parses the MADs; this file moves them. On
- * RoCE there is no SA and no group directory: nothing is subscribed, and
- * the mode changes nothing there (one message says so).
+ * the interface is up. The core builds and parses the MADs; this file
+ * moves them. On RoCE there is no SA and no group directory: nothing is
+ * subscribed, and the mode changes nothing there (one message says so).
  *
  * MADs: each interface subscribed has a GSI agent of its own for
  * its requests (unregistering it cancels them and waits for its
@@ -172,20 +172,20 @@ static void ipn_am_sender(struct ipn_priv *priv, const u8 *mgid, bool created)
 }
 
 /*
- * Whether another interface of priv's port has a MAD agent, and so may
- * hold the subscription the SA keeps for the port (its Reports' address:
- * the port's QP 1 on the default partition, whichever interface asked).
+ * Whether another interface of priv's port (port) has a MAD agent, and
+ * so may hold the subscription the SA keeps for the port (its Reports'
+ * address: the port's QP 1 on the default partition, whichever interface
+ * asked). am_port.lock held.
  */
-static bool ipn_am_shared(struct ipn_priv *priv)
+static bool ipn_am_shared(struct ipn_priv *port, struct ipn_priv *priv)
 {
-	struct ipn_priv *port = ipn_am_port_priv(priv), *other;
-	bool shared = false;
+	struct ipn_priv *other;
 
-	spin_lock_bh(&port->am_port.lock);
+	lockdep_assert_held(&port->am_port.lock);
 	list_for_each_entry(other, &port->am_port.list, am.node)
-		shared |= other != priv;
-	spin_unlock_bh(&port->am_port.lock);
-	return shared;
+		if (other != priv)
+			return true;
+	return false;
 }
 
 /* SWEEP, or LEAVE_ALL: each group, as the core says. priv->lock held. */
@@ -415,9 +415,13 @@ int ipn_allmulti_notice(struct ipn_priv *port_priv, u16 slid, u16 sm_lid,
  */
 void ipn_allmulti_stop(struct ipn_priv *priv)
 {
-	bool shared = ipn_am_shared(priv);
+	struct ipn_priv *port = ipn_am_port_priv(priv);
 	struct ipc_result r;
+	bool shared;
 
+	spin_lock_bh(&port->am_port.lock);
+	shared = ipn_am_shared(port, priv);
+	spin_unlock_bh(&port->am_port.lock);
 	spin_lock_bh(&priv->lock);
 	ipc_am_stop(&priv->am.st, priv->up, shared, &r);
 	spin_unlock_bh(&priv->lock);
@@ -439,7 +443,6 @@ void ipn_allmulti_sync(struct ipn_priv *priv)
 		.promisc_too = READ_ONCE(ipn_promisc_allmulti),
 		.has_sa = priv->ops->sa_directory && priv->sa->am_start,
 		.notices = READ_ONCE(ipn_sa_notices),
-		.shared = ipn_am_shared(priv),
 	};
 	struct ipc_notice_rate rate;
 	struct ipc_result r;
@@ -448,6 +451,7 @@ void ipn_allmulti_sync(struct ipn_priv *priv)
 	lockdep_assert_held(&priv->ctl_mutex);
 	spin_lock_bh(&port->am_port.lock);
 	rate = port->am_port.rate;
+	f.shared = ipn_am_shared(port, priv);
 	spin_unlock_bh(&port->am_port.lock);
 	spin_lock_bh(&priv->lock);
 	ipc_am_sync(&priv->am.st, &f, &rate, ipn_now_ms(), &r);

@@ -278,8 +278,8 @@ extern "C" void ipc_am_unsent(struct ipc_am *am, int status, ipc_u64 now,
 	if (am->state == IPC_AM_QUERYING && status == -IPC_ENETDOWN) {
 		/*
 		 * No SM yet (the port not active, or no SM LID): nothing
-		 * failed. Asked again quietly, or sooner by the flush the
-		 * port's activation brings.
+		 * failed. Asked again quietly, and after the flush the
+		 * port's activation brings (within its spread).
 		 */
 		am->pending = 0;
 		am_enter(am, IPC_AM_BACKOFF, after(now, IPC_AM_RETRY_BASE_MS));

@@ -635,9 +635,9 @@ void ipc_mc_timer(struct ipc_mc *m, const struct ipc_mc_cfg *c, ipc_u64 now,
  *   - deleted, with a send-only membership: the membership went with the
  *     group. It is given up (LEAVE: the shim's handle goes; the leave the
  *     SA then gets names a group it no longer has) and the absence cached
- *     (MISSING), so that
- *     the next packet goes to the routers or is dropped without a query,
- *     and a group made again later is joined under its new MLID;
+ *     (MISSING), so that the next packet goes to the routers or is
+ *     dropped without a query, and a group made again later is joined
+ *     under its new MLID;
  *   - created, with the absence cached: forgotten (FREE); the next packet
  *     joins the group;
  *   - created, with a send-only membership: it was made before the group
