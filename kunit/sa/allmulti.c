@@ -238,6 +238,19 @@ static void sa_sender_subscribes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kt_sa.am_stops, 2);
 }
 
+/* The MLID the group mgid's entry learned from its join, 0: no entry. */
+static u16 kt_mc_mlid(struct ipn_priv *priv, const u8 *mgid)
+{
+	struct ipn_mcast *mc;
+	u16 mlid;
+
+	spin_lock_bh(&priv->lock);
+	mc = ipn_mcast_find(priv, mgid);
+	mlid = mc ? be16_to_cpu(mc->rec.mlid) : 0;
+	spin_unlock_bh(&priv->lock);
+	return mlid;
+}
+
 /*
  * RFC 4391 s10 with the SA's notices. ib_ipoib creates groups as
  * SendOnlyFullMember and deletes them when it leaves; a sender's
@@ -256,9 +269,7 @@ static void sa_sender_follows_notices(struct kunit *test)
 	__be32 group = htonl(0xefc00007);	/* 239.192.0.7, scope 8 */
 	__be32 stack = htonl(0xef010108);	/* 239.1.1.8 */
 	u8 hw[20], mgid[16], hw_s[20], smgid[16], routers[16];
-	struct ipn_mcast *mc;
 	int calls, frees;
-	u16 mlid;
 	u64 sent;
 
 	kt_notices_on(test, priv);
@@ -311,11 +322,7 @@ static void sa_sender_follows_notices(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kt_answer_join(mgid, 0, KT_QKEY, IB_MTU_2048), 0);
 	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000, ipn_stat(priv, tx_packets) >
 					sent));
-	spin_lock_bh(&priv->lock);
-	mc = ipn_mcast_find(priv, mgid);
-	mlid = mc ? be16_to_cpu(mc->rec.mlid) : 0;
-	spin_unlock_bh(&priv->lock);
-	KUNIT_EXPECT_EQ(test, mlid, 0xc00e);
+	KUNIT_EXPECT_EQ(test, kt_mc_mlid(priv, mgid), 0xc00e);
 
 	/*
 	 * Created while the send-only membership stands (its deletion's
@@ -335,11 +342,7 @@ static void sa_sender_follows_notices(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kt_answer_join(mgid, 0, KT_QKEY, IB_MTU_2048), 0);
 	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000, kt_mc_state(priv, mgid) ==
 					IPC_MC_JOINED));
-	spin_lock_bh(&priv->lock);
-	mc = ipn_mcast_find(priv, mgid);
-	mlid = mc ? be16_to_cpu(mc->rec.mlid) : 0;
-	spin_unlock_bh(&priv->lock);
-	KUNIT_EXPECT_EQ(test, mlid, 0xc00f);
+	KUNIT_EXPECT_EQ(test, kt_mc_mlid(priv, mgid), 0xc00f);
 	KUNIT_EXPECT_EQ(test, dev_mc_del(priv->dev, hw_s), 0);
 }
 
