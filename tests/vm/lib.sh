@@ -153,18 +153,28 @@ ns_move() {
 # the switch's MFT after the member's join (OpenSM answers the join
 # first) or wait for the sender's send-only join: not what is counted.
 MC_TOOL=$(dirname "${BASH_SOURCE[0]}")/mc_tool.py
+
+# mc_member NS IF GROUP PORT FILE: a socket in NS ("": the initial one)
+# holds GROUP on IF and writes what it gets on PORT to FILE; returns once
+# it is a member, its pid in MC_MEMBER_PID (kill it to leave the group).
+mc_member() {
+	local ns=$1 ifname=$2 group=$3 port=$4 file=$5 rx=()
+	rm -f "$file" "$file.ready"
+	# A command prefix, not a function: a function in the background is
+	# a subshell, and killing it would leave python3 and its membership
+	# behind.
+	[[ -z $ns ]] || rx=(ip netns exec "$ns")
+	"${rx[@]}" python3 "$MC_TOOL" recv "$ifname" "$group" "$port" "$file" &
+	MC_MEMBER_PID=$!
+	wait_for 10 "the member socket of $group on $ifname" test -e "$file.ready"
+}
+
 mc_delivers() {
-	local rns=$1 rif=$2 tns=$3 tif=$4 group=$5 pid rx=() tx=()
+	local rns=$1 rif=$2 tns=$3 tif=$4 group=$5 pid tx=()
 	shift 5
-	rm -f /tmp/mc-r /tmp/mc-r.ready
-	# Namespace "" is the initial one. A command prefix, not a function:
-	# a function in the background is a subshell, and killing it would
-	# leave python3 and its membership behind.
-	[[ -z $rns ]] || rx=(ip netns exec "$rns")
+	mc_member "$rns" "$rif" "$group" 5001 /tmp/mc-r
+	pid=$MC_MEMBER_PID
 	[[ -z $tns ]] || tx=(ip netns exec "$tns")
-	"${rx[@]}" python3 "$MC_TOOL" recv "$rif" "$group" 5001 /tmp/mc-r &
-	pid=$!
-	wait_for 10 "the member socket of $group on $rif" test -e /tmp/mc-r.ready
 	(($# == 0)) || "$@"
 	_mc_first() {
 		check "${tx[@]}" python3 "$MC_TOOL" send "$tif" "$group" 5001 w 1

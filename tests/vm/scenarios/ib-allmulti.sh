@@ -36,13 +36,6 @@ mcg1() { cat "$DBG/mcg"; }
 # The debugfs form (%pI6) of the MGID of 239.6.0.N on P_Key 0xffff
 # (RFC 4391 s4: the low 28 bits of the group).
 mgid_of() { printf 'ff12:401b:ffff:0000:0000:0000:0f06:%04x' "$1"; }
-# member_in N2_FILE GROUP: n2 holds GROUP (a socket's membership).
-member_in() {
-	rm -f "$1" "$1.ready"
-	ip netns exec n2 python3 "$MC_TOOL" recv "$IB2" "$2" 5001 "$1" &
-	MEMBER_PID=$!
-	wait_for 10 "n2's member socket of $2" test -e "$1.ready"
-}
 # reaches_n1 GROUP TAG: datagrams the initial namespace sends to GROUP
 # reach n1's interface (tcpdump -A there, n1's stack has no socket):
 # after a first one (the switch's MFT follows the join a moment after
@@ -69,8 +62,8 @@ reaches_n1() {
 }
 
 kmsg "n2 makes 239.6.0.1 before the mode"
-member_in /tmp/mc-a 239.6.0.1
-first_pid=$MEMBER_PID
+mc_member n2 "$IB2" 239.6.0.1 5001 /tmp/mc-a
+first_pid=$MC_MEMBER_PID
 wait_for 30 "softib2 in the SA's group of 239.6.0.1" \
 	sa_member ff12:401b:ffff::f06:1 fe80::200:0:0:301
 ! mcg1 | grep -q "^$(mgid_of 1) " || fail "n1 holds 239.6.0.1 before the mode"
@@ -86,8 +79,8 @@ mcg1 | grep "want non"
 reaches_n1 239.6.0.1 a
 
 kmsg "n2 creates 239.6.0.2: OpenSM's Report (trap 66) brings n1 in"
-member_in /tmp/mc-b 239.6.0.2
-second_pid=$MEMBER_PID
+mc_member n2 "$IB2" 239.6.0.2 5001 /tmp/mc-b
+second_pid=$MC_MEMBER_PID
 wait_for 60 "n1's NonMember join of 239.6.0.2 (from the Report)" non_joined 2
 grep -q 'New mcast group created.*ff12:401b:ffff::f06:2' "$OSM_LOG" ||
 	fail "OpenSM did not report the creation of 239.6.0.2's group"

@@ -23,9 +23,9 @@
 #   create_child) ping both ways;
 # - RFC 4391 s10, "Senders MUST subscribe to the multicast group create
 #   and delete traps" (sa_notices=1): ipoib_ng sends to a group ib_ipoib's
-#   socket made;
-#   the socket gone, OpenSM deletes the group and ipoib_ng, told by the
-#   SA's notice, gives its send-only membership up (the absence cached);
+#   socket made; the socket gone, OpenSM deletes the group and ipoib_ng,
+#   told by the SA's notice, gives its send-only membership up (the
+#   absence cached);
 #   the group made again under another MLID, ipoib_ng sends to the new
 #   one (every datagram arrives) and holds the MLID the SA lists. OpenSM
 #   logs no ERR 1B25 (a leave of a membership it no longer has), which
@@ -168,14 +168,11 @@ wait_for 10 "ipoib_ng's cached absence of 239.4.0.9 (the deletion's notice)" \
 grep "^$MG9 " "$DBG_NG/mcg"
 # Another group takes the freed MLID (OpenSM 3.3.23, Debian 12's, gives a
 # new group the lowest free one); then 239.4.0.9 is made again.
-rm -f /tmp/mc-10 /tmp/mc-10.ready /tmp/mc-9 /tmp/mc-9.ready
-ip netns exec n1 python3 "$MC_TOOL" recv "$IPO" 239.4.0.10 5003 /tmp/mc-10 &
-pid10=$!
-wait_for 10 "n1's socket of 239.4.0.10" test -e /tmp/mc-10.ready
+mc_member n1 "$IPO" 239.4.0.10 5003 /tmp/mc-10
+pid10=$MC_MEMBER_PID
 wait_for 30 "239.4.0.10's group" sa_member ff12:401b:ffff::f04:a fe80::200:0:0:201
-ip netns exec n1 python3 "$MC_TOOL" recv "$IPO" 239.4.0.9 5004 /tmp/mc-9 &
-pid9=$!
-wait_for 10 "n1's socket of 239.4.0.9" test -e /tmp/mc-9.ready
+mc_member n1 "$IPO" 239.4.0.9 5004 /tmp/mc-9
+pid9=$MC_MEMBER_PID
 wait_for 30 "239.4.0.9's group made again" sa_member ff12:401b:ffff::f04:9 fe80::200:0:0:201
 # Its creation's notice (trap 66) ends the cached absence, if the cache's
 # 10 s have not (KUnit's sa_sender_follows_notices tells the two apart).
