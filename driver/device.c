@@ -345,6 +345,11 @@ static const struct net_device_ops ipn_netdev_ops = {
 	.ndo_set_mac_address = ipn_set_mac_address,
 	.ndo_get_stats64 = ipn_get_stats64,
 	.ndo_tx_timeout = ipn_tx_timeout,
+	.ndo_set_vf_guid = ipn_set_vf_guid,
+	.ndo_get_vf_guid = ipn_get_vf_guid,
+	.ndo_set_vf_link_state = ipn_set_vf_link_state,
+	.ndo_get_vf_config = ipn_get_vf_config,
+	.ndo_get_vf_stats = ipn_get_vf_stats,
 };
 
 /* ------------------------------------------------------------------ */

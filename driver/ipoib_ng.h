@@ -739,6 +739,16 @@ static inline void ipn_count(struct ipn_priv *priv, size_t off, u64 n)
 	ipn_count(priv, offsetof(struct ipn_stats, member), n)
 #define ipn_inc(priv, member) ipn_add(priv, member, 1)
 
+/* sriov.c */
+int ipn_set_vf_guid(struct net_device *dev, int vf, u64 guid, int type);
+int ipn_get_vf_guid(struct net_device *dev, int vf,
+		    struct ifla_vf_guid *node_guid,
+		    struct ifla_vf_guid *port_guid);
+int ipn_set_vf_link_state(struct net_device *dev, int vf, int state);
+int ipn_get_vf_config(struct net_device *dev, int vf, struct ifla_vf_info *ivf);
+int ipn_get_vf_stats(struct net_device *dev, int vf,
+		     struct ifla_vf_stats *stats);
+
 /* stats.c */
 void ipn_drop(struct ipn_priv *priv, struct sk_buff *skb, int reason, bool tx);
 void ipn_stats_read(struct ipn_priv *priv, struct ipn_stats *sum);

@@ -3,8 +3,8 @@
  * shim_test.c - suite ipoib_ng_shim: the C shim with real sk_buffs and a
  * real (unregistered) net_device set up by the driver's own ipn_setup():
  * header_ops, the IP group scope read from a frame, the MTU rule, the
- * mapping of each ib_event to the core's events, and ethtool's speed of
- * an InfiniBand port.
+ * mapping of each ib_event to the core's events, ethtool's speed of an
+ * InfiniBand port, and the SR-IOV VF ops against a fake device.
  */
 #define IPN_KUNIT 1
 #include <kunit/test.h>
@@ -568,6 +568,236 @@ static void shim_ports_param(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, ipn_ports_select("roce,softib2:1", "rxe1", 1, false, true));
 }
 
+/* ------------------------------------------------------------------ */
+/* SR-IOV: a PF's VF ops reach the device's, checked first             */
+/* ------------------------------------------------------------------ */
+
+/* What the fake device's VF ops were called with. */
+static struct {
+	int calls;
+	int vf;
+	u32 port;
+	u64 guid;
+	int type;
+	int state;
+} kt_vf;
+
+static int kt_set_vf_guid(struct ib_device *ca, int vf, u32 port, u64 guid,
+			  int type)
+{
+	kt_vf.calls++;
+	kt_vf.vf = vf;
+	kt_vf.port = port;
+	kt_vf.guid = guid;
+	kt_vf.type = type;
+	return 0;
+}
+
+static int kt_get_vf_guid(struct ib_device *ca, int vf, u32 port,
+			  struct ifla_vf_guid *node_guid,
+			  struct ifla_vf_guid *port_guid)
+{
+	kt_vf.calls++;
+	node_guid->guid = 0x0002c90300001000ULL + vf;
+	port_guid->guid = 0x0002c90300002000ULL + vf;
+	return 0;
+}
+
+static int kt_set_vf_link_state(struct ib_device *ca, int vf, u32 port,
+				int state)
+{
+	kt_vf.calls++;
+	kt_vf.vf = vf;
+	kt_vf.port = port;
+	kt_vf.state = state;
+	return 0;
+}
+
+static int kt_get_vf_config(struct ib_device *ca, int vf, u32 port,
+			    struct ifla_vf_info *ivf)
+{
+	kt_vf.calls++;
+	kt_vf.vf = vf;
+	kt_vf.port = port;
+	ivf->vf = 99;	/* whatever the device leaves: the driver sets it */
+	ivf->linkstate = IFLA_VF_LINK_STATE_DISABLE;
+	return 0;
+}
+
+static int kt_get_vf_stats(struct ib_device *ca, int vf, u32 port,
+			   struct ifla_vf_stats *stats)
+{
+	kt_vf.calls++;
+	stats->rx_packets = 1000 + vf;
+	return 0;
+}
+
+static const struct ib_device_ops kt_vf_ops = {
+	.set_vf_guid = kt_set_vf_guid,
+	.get_vf_guid = kt_get_vf_guid,
+	.set_vf_link_state = kt_set_vf_link_state,
+	.get_vf_config = kt_get_vf_config,
+	.get_vf_stats = kt_get_vf_stats,
+};
+
+/* The PF's PCI function as rtnetlink counts its VFs: 2 of them enabled. */
+static int kt_num_vf(struct device *dev)
+{
+	return 2;
+}
+
+static struct bus_type kt_vf_bus = {
+	.name = "ipn_kt_vf",
+	.num_vf = kt_num_vf,
+};
+
+/*
+ * An interface on port 2 of a fake device with the ops given, its
+ * netdev's parent a function with 2 VFs (parent false: none).
+ */
+static struct net_device *kt_vf_netdev(struct kunit *test,
+				       const struct ib_device_ops *ops,
+				       bool parent)
+{
+	struct net_device *dev = kt_netdev(test);
+	struct ipn_priv *priv = netdev_priv(dev);
+	struct device *pf;
+
+	priv->dev = dev;
+	priv->port = 2;
+	dev_addr_set(dev, kt_daddr);	/* not what a VF's address is */
+	priv->ca = kunit_kzalloc(test, sizeof(*priv->ca), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, priv->ca);
+	priv->ca->dev.init_name = "ipnkt_ib";
+	if (ops)
+		priv->ca->ops = *ops;
+	if (parent) {
+		pf = kunit_kzalloc(test, sizeof(*pf), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, pf);
+		pf->bus = &kt_vf_bus;
+		dev->dev.parent = pf;
+	}
+	memset(&kt_vf, 0, sizeof(kt_vf));
+	return dev;
+}
+
+/*
+ * ip link set ib0 vf N node_guid|port_guid|state, ip link show ib0: each
+ * reaches the device's op with the VF, the interface's port and the value,
+ * and what the device reports comes back with the VF's index.
+ */
+static void shim_sriov_ops(struct kunit *test)
+{
+	struct net_device *dev = kt_vf_netdev(test, &kt_vf_ops, true);
+	const struct net_device_ops *ops = dev->netdev_ops;
+	struct ifla_vf_guid node = {}, port = {};
+	struct ifla_vf_stats stats = {};
+	struct ifla_vf_info ivf = {};
+	static const u8 zero[sizeof(ivf.mac)];
+	int ret;
+
+	KUNIT_EXPECT_TRUE(test, ops->ndo_set_vf_guid == ipn_set_vf_guid);
+	rtnl_lock();	/* as rtnetlink calls them; no ASSERT until unlocked */
+	KUNIT_EXPECT_EQ(test, ops->ndo_set_vf_guid(dev, 1, 0x0011223344556677ULL,
+						   IFLA_VF_IB_PORT_GUID), 0);
+	KUNIT_EXPECT_EQ(test, kt_vf.calls, 1);
+	KUNIT_EXPECT_EQ(test, kt_vf.vf, 1);
+	KUNIT_EXPECT_EQ(test, kt_vf.port, 2u);
+	KUNIT_EXPECT_EQ(test, kt_vf.guid, 0x0011223344556677ULL);
+	KUNIT_EXPECT_EQ(test, kt_vf.type, IFLA_VF_IB_PORT_GUID);
+	KUNIT_EXPECT_EQ(test, ops->ndo_set_vf_guid(dev, 0, 0x42,
+						   IFLA_VF_IB_NODE_GUID), 0);
+	KUNIT_EXPECT_EQ(test, kt_vf.vf, 0);
+	KUNIT_EXPECT_EQ(test, kt_vf.type, IFLA_VF_IB_NODE_GUID);
+
+	KUNIT_EXPECT_EQ(test, ops->ndo_get_vf_guid(dev, 1, &node, &port), 0);
+	KUNIT_EXPECT_EQ(test, node.guid, 0x0002c90300001001ULL);
+	KUNIT_EXPECT_EQ(test, port.guid, 0x0002c90300002001ULL);
+
+	ret = ops->ndo_set_vf_link_state(dev, 1, IFLA_VF_LINK_STATE_ENABLE);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, kt_vf.vf, 1);
+	KUNIT_EXPECT_EQ(test, kt_vf.port, 2u);
+	KUNIT_EXPECT_EQ(test, kt_vf.state, IFLA_VF_LINK_STATE_ENABLE);
+	ret = ops->ndo_set_vf_link_state(dev, 0, IFLA_VF_LINK_STATE_AUTO);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, kt_vf.vf, 0);
+	KUNIT_EXPECT_EQ(test, kt_vf.state, IFLA_VF_LINK_STATE_AUTO);
+
+	kt_vf.port = 0;
+	KUNIT_EXPECT_EQ(test, ops->ndo_get_vf_config(dev, 1, &ivf), 0);
+	KUNIT_EXPECT_EQ(test, kt_vf.vf, 1);
+	KUNIT_EXPECT_EQ(test, kt_vf.port, 2u);
+	KUNIT_EXPECT_EQ(test, ivf.vf, 1u);
+	KUNIT_EXPECT_EQ(test, ivf.linkstate, (u32)IFLA_VF_LINK_STATE_DISABLE);
+	KT_EXPECT_MEMEQ(test, ivf.mac, zero, sizeof(zero));
+
+	KUNIT_EXPECT_EQ(test, ops->ndo_get_vf_stats(dev, 1, &stats), 0);
+	KUNIT_EXPECT_EQ(test, stats.rx_packets, 1001ULL);
+	KUNIT_EXPECT_EQ(test, kt_vf.calls, 7);
+	rtnl_unlock();
+}
+
+/*
+ * What is refused before the device is asked: a GUID type or link state
+ * rtnetlink does not define, a VF beyond those enabled (rtnetlink passes
+ * any index), a RoCE port (mlx5 offers the ops on every PF), a device that
+ * is itself a VF, a device without VF ops (softib), an interface whose
+ * adapter has no VFs.
+ */
+static void shim_sriov_refused(struct kunit *test)
+{
+	struct net_device *noops = kt_vf_netdev(test, NULL, true);
+	struct net_device *novf = kt_vf_netdev(test, &kt_vf_ops, false);
+	struct net_device *dev = kt_vf_netdev(test, &kt_vf_ops, true);
+	const struct net_device_ops *ops = dev->netdev_ops;
+	struct ipn_priv *priv = netdev_priv(dev);
+	struct ifla_vf_info ivf = {};
+	int ret;
+
+	rtnl_lock();	/* as rtnetlink calls them; no ASSERT until unlocked */
+	KUNIT_EXPECT_EQ(test, ops->ndo_set_vf_guid(dev, 0, 1, IFLA_VF_IB_PORT_GUID + 1),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, ops->ndo_set_vf_guid(dev, 0, 1, 0), -EINVAL);
+	ret = ops->ndo_set_vf_link_state(dev, 0, IFLA_VF_LINK_STATE_DISABLE + 1);
+	KUNIT_EXPECT_EQ(test, ret, -EINVAL);
+	KUNIT_EXPECT_EQ(test, ops->ndo_set_vf_link_state(dev, 0, -1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ops->ndo_set_vf_guid(dev, 2, 1, IFLA_VF_IB_NODE_GUID),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, ops->ndo_set_vf_guid(dev, -1, 1, IFLA_VF_IB_NODE_GUID),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, ops->ndo_get_vf_config(dev, 2, &ivf), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kt_vf.calls, 0);
+
+	/* A RoCE port: its VFs are Ethernet functions, not ours to set. */
+	priv->roce = true;
+	KUNIT_EXPECT_EQ(test, ops->ndo_set_vf_guid(dev, 0, 1, IFLA_VF_IB_NODE_GUID),
+			-EOPNOTSUPP);
+	ret = ops->ndo_set_vf_link_state(dev, 0, IFLA_VF_LINK_STATE_AUTO);
+	KUNIT_EXPECT_EQ(test, ret, -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, ops->ndo_get_vf_config(dev, 0, &ivf), -EOPNOTSUPP);
+	priv->roce = false;
+
+	/* The adapter is itself a VF: its VFs are not its to set. */
+	priv->ca->attrs.kernel_cap_flags |= IBK_VIRTUAL_FUNCTION;
+	KUNIT_EXPECT_EQ(test, ops->ndo_set_vf_guid(dev, 0, 1, IFLA_VF_IB_NODE_GUID),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, kt_vf.calls, 0);
+
+	/* A device without VF ops (rxe, softib), parent or not. */
+	KUNIT_EXPECT_EQ(test, ops->ndo_set_vf_guid(noops, 0, 1, IFLA_VF_IB_NODE_GUID),
+			-EOPNOTSUPP);
+	ret = ops->ndo_set_vf_link_state(noops, 0, IFLA_VF_LINK_STATE_AUTO);
+	KUNIT_EXPECT_EQ(test, ret, -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, ops->ndo_get_vf_config(noops, 0, &ivf), -EOPNOTSUPP);
+
+	/* VF ops, but no VF enabled (sriov_numvfs 0, or no PCI parent). */
+	KUNIT_EXPECT_EQ(test, ops->ndo_set_vf_guid(novf, 0, 1, IFLA_VF_IB_NODE_GUID),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kt_vf.calls, 0);
+	rtnl_unlock();
+}
+
 static struct kunit_case ipn_shim_cases[] = {
 	KUNIT_CASE(shim_setup_device),
 	KUNIT_CASE(shim_header_create),
@@ -580,6 +810,8 @@ static struct kunit_case ipn_shim_cases[] = {
 	KUNIT_CASE(shim_rx_resolution),
 	KUNIT_CASE(shim_ib_link_speed),
 	KUNIT_CASE(shim_ports_param),
+	KUNIT_CASE(shim_sriov_ops),
+	KUNIT_CASE(shim_sriov_refused),
 	{}
 };
 
