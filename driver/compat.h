@@ -74,4 +74,16 @@
 #define ipn_assign_str(dst, src) __assign_str(dst, src)
 #endif
 
+/*
+ * 6.8: a queue names its NAPI instance (netif_queue_set_napi(), netlink
+ * queue-get); 6.9: per-queue statistics (netdev_stat_ops, qstats-get).
+ * Before, neither is offered: ip -s and ethtool -S have the counters.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 8, 0)
+#define IPN_HAVE_QUEUE_NAPI 1
+#endif
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
+#define IPN_HAVE_QSTATS 1
+#endif
+
 #endif /* IPOIB_NG_COMPAT_H */

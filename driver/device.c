@@ -74,6 +74,20 @@ u32 ipn_port_ib_mtu(struct ipn_priv *priv)
 	return ipc_ib_mtu_bytes(attr.active_mtu) ?: 2048;
 }
 
+/*
+ * The receive queue's NAPI instance while up, for netlink's queue-get
+ * (6.8 on): rx_napi serves the one receive queue. tx_napi is not named:
+ * a NAPI added with netif_napi_add_tx() has no NAPI ID to show. rtnl held.
+ */
+static void ipn_queues_napi(struct ipn_priv *priv, bool up)
+{
+#ifdef IPN_HAVE_QUEUE_NAPI
+	ASSERT_RTNL();
+	netif_queue_set_napi(priv->dev, 0, NETDEV_QUEUE_TYPE_RX,
+			     up ? &priv->rx_napi : NULL);
+#endif
+}
+
 int ipn_open(struct net_device *dev)
 {
 	struct ipn_priv *priv = netdev_priv(dev);
@@ -96,6 +110,7 @@ int ipn_open(struct net_device *dev)
 	}
 	napi_enable(&priv->rx_napi);
 	napi_enable(&priv->tx_napi);
+	ipn_queues_napi(priv, true);
 	priv->up = true;
 	spin_lock_bh(&priv->lock);
 	priv->next_deadline = IPC_NO_DEADLINE;
@@ -180,6 +195,7 @@ int ipn_stop(struct net_device *dev)
 	ipn_mcast_destroy_all(priv);
 	ipn_path_destroy_all(priv);
 	cancel_delayed_work_sync(&priv->tick);
+	ipn_queues_napi(priv, false);
 	napi_disable(&priv->rx_napi);
 	napi_disable(&priv->tx_napi);
 	ipn_qp_down(priv);
@@ -364,6 +380,9 @@ void ipn_setup(struct net_device *dev)
 	dev->netdev_ops = &ipn_netdev_ops;
 	dev->header_ops = &ipn_header_ops;
 	dev->ethtool_ops = &ipn_ethtool_ops;
+#ifdef IPN_HAVE_QSTATS
+	dev->stat_ops = &ipn_stat_ops;
+#endif
 	dev->type = ARPHRD_INFINIBAND;
 	dev->addr_len = IPC_ADDR_LEN;
 	dev->hard_header_len = IPN_HARD_LEN;

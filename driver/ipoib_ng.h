@@ -758,6 +758,9 @@ u64 ipn_stat_sum(struct ipn_priv *priv, size_t off);
 void ipn_stats_name(unsigned int i, u8 *buf, size_t len);
 void ipn_stats_values(struct ipn_priv *priv, u64 *data);
 void ipn_get_stats64(struct net_device *dev, struct rtnl_link_stats64 *st);
+#ifdef IPN_HAVE_QSTATS
+extern const struct netdev_stat_ops ipn_stat_ops;
+#endif
 #define ipn_stat(priv, member) \
 	ipn_stat_sum(priv, offsetof(struct ipn_stats, member))
 /* The drops counted for enum ipc_reason r. */

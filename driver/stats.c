@@ -5,6 +5,9 @@
  */
 #include "ipoib_ng.h"
 #include "trace.h"
+#ifdef IPN_HAVE_QSTATS
+#include <net/netdev_queues.h>
+#endif
 
 /*
  * Every counter summed over the CPUs, each CPU's counters read together
@@ -112,6 +115,50 @@ void ipn_get_stats64(struct net_device *dev, struct rtnl_link_stats64 *st)
 	st->rx_errors = sum.rx_errors;
 	st->multicast = sum.multicast;
 }
+
+#ifdef IPN_HAVE_QSTATS
+/*
+ * Per-queue statistics (netlink qstats-get, 6.9 on). One receive and one
+ * transmit queue: each holds the interface's totals, from the counters
+ * ip -s reads, so the two agree. The base is zero: nothing is counted
+ * outside the queues, and the counters outlive a down/up.
+ */
+static void ipn_qstats_rx(struct net_device *dev, int idx,
+			  struct netdev_queue_stats_rx *rx)
+{
+	struct ipn_stats sum;
+
+	ipn_stats_read(netdev_priv(dev), &sum);
+	rx->packets = sum.rx_packets;
+	rx->bytes = sum.rx_bytes;
+}
+
+static void ipn_qstats_tx(struct net_device *dev, int idx,
+			  struct netdev_queue_stats_tx *tx)
+{
+	struct ipn_stats sum;
+
+	ipn_stats_read(netdev_priv(dev), &sum);
+	tx->packets = sum.tx_packets;
+	tx->bytes = sum.tx_bytes;
+}
+
+static void ipn_qstats_base(struct net_device *dev,
+			    struct netdev_queue_stats_rx *rx,
+			    struct netdev_queue_stats_tx *tx)
+{
+	rx->packets = 0;
+	rx->bytes = 0;
+	tx->packets = 0;
+	tx->bytes = 0;
+}
+
+const struct netdev_stat_ops ipn_stat_ops = {
+	.get_queue_stats_rx = ipn_qstats_rx,
+	.get_queue_stats_tx = ipn_qstats_tx,
+	.get_base_stats = ipn_qstats_base,
+};
+#endif
 
 void ipn_drop(struct ipn_priv *priv, struct sk_buff *skb, int reason, bool tx)
 {
