@@ -383,6 +383,11 @@ void ipn_setup(struct net_device *dev)
 #ifdef IPN_HAVE_QSTATS
 	dev->stat_ops = &ipn_stat_ops;
 #endif
+	/*
+	 * netpoll (netconsole) writes Ethernet frames straight to
+	 * ndo_start_xmit, which reads an IPoIB pseudo header: refuse it.
+	 */
+	dev->priv_flags |= IFF_DISABLE_NETPOLL;
 	dev->type = ARPHRD_INFINIBAND;
 	dev->addr_len = IPC_ADDR_LEN;
 	dev->hard_header_len = IPN_HARD_LEN;
