@@ -124,8 +124,9 @@ check: deps-present
 # the wire format against another implementation; the other ib-*
 # scenarios and 6.12 are `make vm-softib-ipoib`).
 # deb-check (mk/deb.mk): the .deb installed with apt, DKMS builds for 6.1,
-# 6.12 and 6.12-rt; 6.12 runs datapath, mcast, pkey, cm and observe with the
-# installed module, 6.12-rt datapath. The debug kernel (check-debug,
+# 6.12 and 6.12-rt; 6.12 runs datapath, mcast, pkey, cm, observe and
+# kselftest (the kernel's own driver selftests) with the installed module,
+# 6.12-rt datapath. The debug kernel (check-debug,
 # mk/kernel.mk) runs the KUnit suites and churn; check-debug-all runs
 # every scenario there, make vm-check every scenario on Debian's 6.1.
 CHECK_VM_SCENARIOS ?= ping bond exclusion gidchurn privilege hostile teardown \

@@ -23,9 +23,10 @@ KREL_612RT = $(lastword $(sort $(filter 6.12.%-rt-amd64,$(MODULE_KRELS))))
 
 # What make check runs with the installed package (issue 17): a
 # representative set on 6.12 (observe does ping's setup and pings, so
-# ping runs on 6.1 only), and datapath on PREEMPT_RT, where spinlocks
-# sleep and a lock taken in the wrong context shows first.
-DEB_VM_612 ?= datapath mcast pkey cm observe
+# ping runs on 6.1 only; kselftest, the kernel's own driver selftests of
+# 6.12), and datapath on PREEMPT_RT, where spinlocks sleep and a lock
+# taken in the wrong context shows first.
+DEB_VM_612 ?= datapath mcast pkey cm observe kselftest
 DEB_VM_612RT ?= datapath
 DEB_VM = $(KREL_612):$(subst $(eval) ,$(comma),$(strip $(DEB_VM_612))) \
 	$(KREL_612RT):$(subst $(eval) ,$(comma),$(strip $(DEB_VM_612RT)))

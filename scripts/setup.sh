@@ -20,6 +20,8 @@ PKGS=(
 	# ibverbs-providers' libipathverbs binds softib's HCAs for ibv_devinfo.
 	opensm
 	iproute2 iputils-ping iputils-arping ethtool tcpdump iperf3 procps
+	# The kernel's driver selftests (the kselftest scenario): ping.py's TCP case.
+	socat
 	dkms dh-dkms debhelper dpkg-dev sparse clang clang-format libclang-rt-14-dev
 	cmake libgtest-dev libgmock-dev libbenchmark-dev lcov libmnl-dev
 	# The kernel's YNL client (scripts/ynl.sh: tools/net/ynl of the 6.12

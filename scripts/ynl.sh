@@ -52,9 +52,12 @@
 # The client comes from /usr/src/linux-source-6.12.tar.xz (Debian package
 # linux-source-6.12; it needs python3-yaml and python3-jsonschema, both in
 # scripts/setup.sh): tools/net/ynl, the schemas
-# Documentation/netlink/*.yaml and MAINTAINERS (ynl-gen-c.py looks for
-# it) are extracted once into $YNL_DIR (default: build/ynl in the repo) and
-# reused while the tarball is the same. From a read-only checkout, set
+# Documentation/netlink/*.yaml, the kernel's specs and MAINTAINERS
+# (ynl-gen-c.py looks for it) are extracted once into $YNL_DIR (default:
+# build/ynl in the repo) and reused while the tarball is the same. The
+# kernel's driver selftests (tools/testing/selftests/drivers/net, run by
+# the kselftest scenario, which finds the client and the specs at their
+# places in this tree) come with them. From a read-only checkout, set
 # YNL_DIR to a writable directory, or run --prepare beforehand where the
 # checkout is writable (the extracted tree is then only read).
 # Environment: YNL_DIR (the cache), YNL_TARBALL (the source tarball),
@@ -73,8 +76,13 @@ stamp=$cache/.complete
 
 die() { echo "ynl: $*" >&2; exit 1; }
 
-# What identifies the tarball the cache came from.
-tarball_id() { stat -c '%n %s %Y' "$tarball"; }
+# What identifies the tarball the cache came from, and what was taken
+# from it (layout 2: the driver selftests too).
+tarball_id() {
+	local id
+	id=$(stat -c '%n %s %Y' "$tarball" 2>/dev/null) || return 1
+	echo "layout 2 $id"
+}
 
 cache_ok() {
 	[ -f "$stamp" ] && [ -f "$tree/tools/net/ynl/cli.py" ] &&
@@ -102,7 +110,10 @@ prepare() {
 			"$top/Documentation/netlink/genetlink.yaml" \
 			"$top/Documentation/netlink/genetlink-c.yaml" \
 			"$top/Documentation/netlink/genetlink-legacy.yaml" \
-			"$top/Documentation/netlink/netlink-raw.yaml"
+			"$top/Documentation/netlink/netlink-raw.yaml" \
+			"$top/Documentation/netlink/specs" \
+			"$top/tools/testing/selftests/net/lib/py" \
+			"$top/tools/testing/selftests/drivers/net"
 		[ -f "$tmp/tools/net/ynl/cli.py" ] || die "no tools/net/ynl/cli.py in $tarball"
 		chmod 755 "$tmp" # mktemp's 0700: let other users run it too
 		rm -rf "$tree" "$stamp"

@@ -1,0 +1,174 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# kselftest: the kernel's own network driver selftests, run against an
+# ipoib_ng interface as a peer's suite: drivers/net/ping.py, stats.py and
+# queues.py of Linux 6.12 (the source the host has; extracted unchanged,
+# with the YNL library and the netlink specs they load, by scripts/ynl.sh
+# --prepare). Only their environment is ours, the variables of their
+# README: NETIF, LOCAL_V4/V6, REMOTE_V4/V6, REMOTE_TYPE=netns, REMOTE_ARGS.
+# The topology of ping.sh: the suites run in n1 against $IB1, the "remote"
+# is n2.
+#
+# Every case the suites report is compared with the table below: a case
+# that applies passes; one that does not apply is listed with why, and must
+# end the way the suite ends it (its own SKIP or XFAIL message). Two cases
+# of stats.py fail in the 6.12 client itself (its rt_link spec has no
+# "ipoib" link kind, so it cannot decode `ip link` of any IPoIB interface):
+# listed with the client's message, then stats.py runs again with the spec
+# fix proposed upstream (tests/vm/kselftest-rt_link-ipoib.patch, applied to
+# a copy of the spec), where they must pass. A case not in the table, a
+# different ending, or a suite that does not run to its end fails the
+# scenario.
+#
+# Then two things beside them that the suites cannot check on IPoIB:
+#   - netconsole (netcons_basic.sh runs on netdevsim only): netpoll writes
+#     Ethernet frames to the driver, which refuses it (IFF_DISABLE_NETPOLL):
+#     netconsole does not enable the target, and says why;
+#   - SR-IOV (ip link set IF vf N ...): on a RoCE port (rxe) the command
+#     is refused (EOPNOTSUPP) with one line in the kernel log (KUnit checks
+#     the ops against a fake InfiniBand device that has VFs).
+
+# shellcheck source=SCRIPTDIR/../lib.sh
+. "$(dirname "$0")/../lib.sh"
+
+REPO=$(cd "$(dirname "$0")/../../.." && pwd)
+KSRC=${YNL_DIR:-$REPO/build/ynl}/linux
+PY=/usr/bin/python3
+[[ -f $KSRC/tools/testing/selftests/drivers/net/ping.py ]] ||
+	fail "$KSRC: the 6.12 driver selftests are not extracted (scripts/ynl.sh --prepare)"
+case $(uname -r) in
+6.12.*) ;;
+*) fail "the 6.12 driver selftests need the 6.12 kernel, this is $(uname -r)" ;;
+esac
+
+# RUN/CASE|VERDICT|MESSAGE|WHY. VERDICT pass; or skip/xfail for a case
+# that does not apply, MESSAGE a part of the suite's own reason; or fail,
+# MESSAGE a part of the exception the suite printed. Runs: "6.12", the
+# suites unchanged; "6.12+spec", stats.py again with the client's rt_link
+# spec taught the ipoib link kind (tests/vm/kselftest-rt_link-ipoib.patch,
+# applied to a copy), which is all its two failures need.
+NOFMT="No message format for 'ipoib' in sub-message spec 'linkinfo-data-msg'"
+EXPECTED=(
+	"6.12/ping.test_v4|pass||"
+	"6.12/ping.test_v6|pass||"
+	"6.12/ping.test_tcp|pass||"
+	"6.12/stats.check_pause|xfail|pause not supported|pause frames (802.3x) are Ethernet's: InfiniBand's link-level flow control is credit-based, in the adapter, and a RoCE port's pause is its Ethernet netdev's"
+	"6.12/stats.check_fec|xfail|FEC not supported|FEC belongs to the port's physical layer (ibstat, or the RoCE netdev), not to the IPoIB interface"
+	"6.12/stats.pkt_byte_sum|fail|$NOFMT|the client, not the driver: 6.12's rt_link spec cannot decode an ipoib link's IFLA_INFO_DATA (nor ib_ipoib's), so rtnl getlink fails before any stat is compared (passes in 6.12+spec)"
+	"6.12/stats.qstat_by_ifindex|fail|KeyError|the client again: its rtnl socket still holds the rest of the reply pkt_byte_sum could not decode, and the next getlink reads it (passes in 6.12+spec)"
+	"6.12/stats.check_down|pass||"
+	"6.12/queues.get_queues|pass||"
+	"6.12/queues.addremove_queues|skip|already at 1|one receive queue (one UD QP): nothing for ethtool -L to remove"
+	"6.12+spec/stats.check_pause|xfail|pause not supported|as in 6.12"
+	"6.12+spec/stats.check_fec|xfail|FEC not supported|as in 6.12"
+	"6.12+spec/stats.pkt_byte_sum|pass||"
+	"6.12+spec/stats.qstat_by_ifindex|pass||"
+	"6.12+spec/stats.check_down|pass||"
+)
+
+# run_suite RUN TREE SUITE: SUITE (drivers/net/<file>) of the selftests in
+# TREE, as their README runs them, its results into $RESULTS as
+# "RUN<TAB>KTAP line<TAB>the last exception line before it".
+run_suite() {
+	local run=$1 drv=$2/tools/testing/selftests/drivers/net suite=$3 rc=0 out
+	out=$VM_OUT/kselftest-$run-${suite%.py}.txt
+	log "[$run] \$ $PY drivers/net/$suite   (NETIF=$IB1 REMOTE_TYPE=netns REMOTE_ARGS=n2)"
+	(cd "$drv" && ip netns exec n1 env \
+		NETIF="$IB1" LOCAL_V4=10.1.0.1 REMOTE_V4=10.1.0.2 \
+		LOCAL_V6=fd00::1 REMOTE_V6=fd00::2 \
+		REMOTE_TYPE=netns REMOTE_ARGS=n2 \
+		timeout 300 "$PY" "$drv/$suite") > "$out" 2>&1 || rc=$?
+	grep -v '^# Exception|  ' "$out" | sed 's/^/    /'
+	grep -q '^# Totals:' "$out" || fail "$suite did not run to its end (exit $rc)"
+	awk -v run="$run" '
+		/^# Exception\| [A-Za-z]/ { exc = substr($0, 14) }
+		/^(not )?ok [0-9]+ / { print run "\t" $0 "\t" exc; exc = "" }
+	' "$out" >> "$RESULTS"
+	# check_down takes the interface down: IPv6 addresses go with it.
+	ip -n n1 addr replace fd00::1/64 dev "$IB1" nodad
+}
+
+setup_ipoib_netns_pair
+check_ping n1 10.1.0.2
+check_ping n1 fd00::2
+
+RESULTS=$(mktemp)
+for s in ping.py stats.py queues.py; do
+	run_suite 6.12 "$KSRC" "$s"
+done
+SPEC=/tmp/kselftest-spec
+check mkdir -p "$SPEC"
+check cp -a "$KSRC/tools" "$KSRC/Documentation" "$SPEC/"
+check patch -d "$SPEC" -p1 -i "$REPO/tests/vm/kselftest-rt_link-ipoib.patch"
+wait_for 30 "ping over $IB1 after the suites" ns_exec n1 ping -c 1 -W 1 fd00::2
+run_suite 6.12+spec "$SPEC" stats.py
+
+# Each result against the table.
+declare -A seen=()
+bad=0
+while IFS=$'\t' read -r run line exc; do
+	name=$(awk '{ print ($1 == "not") ? $4 : $3 }' <<< "$line")
+	name=$run/$name
+	verdict=pass msg=
+	if [[ $line == "not ok"* ]]; then
+		verdict=fail msg=$exc
+	elif [[ $line == *" # SKIP "* ]]; then
+		verdict=skip msg=${line#* # SKIP }
+	elif [[ $line == *" # XFAIL "* ]]; then
+		verdict=xfail msg=${line#* # XFAIL }
+	fi
+	seen[$name]=1
+	want=
+	for e in "${EXPECTED[@]}"; do
+		[[ ${e%%|*} == "$name" ]] && want=$e
+	done
+	if [[ -z $want ]]; then
+		log "UNLISTED: [$run] $line${exc:+ ($exc)}"
+		bad=1
+		continue
+	fi
+	IFS='|' read -r _ wverdict wmsg why <<< "$want"
+	if [[ $verdict != "$wverdict" || ($wverdict != pass && $msg != *"$wmsg"*) ]]; then
+		log "WRONG: [$run] $line${msg:+ ($msg)}: expected $wverdict${wmsg:+: $wmsg}"
+		bad=1
+	elif [[ $verdict == pass ]]; then
+		log "pass  $name"
+	else
+		log "n/a   $name: $why (the suite: $verdict: $msg)"
+	fi
+done < "$RESULTS"
+for e in "${EXPECTED[@]}"; do
+	[[ -n ${seen[${e%%|*}]:-} ]] || { log "MISSING: ${e%%|*} was not run"; bad=1; }
+done
+((bad == 0)) || fail "the driver selftests did not end as listed"
+log "driver selftests: ${#seen[@]} cases as listed"
+check_dmesg_clean "the driver selftests"
+
+# --- netconsole: refused, not fed Ethernet frames -------------------------
+kmsg "netconsole"
+check ip -n n1 link set dev "$IB1" netns 1
+check ip link set dev "$IB1" up
+check ip addr add 10.1.0.1/24 dev "$IB1"
+carrier_here() {
+	ip -o link show dev "$1" | grep -q LOWER_UP
+}
+wait_for 30 "carrier on $IB1" carrier_here "$IB1"
+# The module loads; the target named is not enabled, and netpoll says why.
+check modprobe netconsole "netconsole=6665@10.1.0.1/$IB1,6666@10.1.0.2/"
+dmesg | grep -q "$IB1 doesn't support polling" ||
+	fail "netconsole did not say that $IB1 refuses netpoll"
+dmesg | grep -q "Not enabling netconsole" || fail "netconsole enabled a target on $IB1"
+log "netconsole refused: $(dmesg | grep "$IB1 doesn't support polling" | tail -1)"
+check rmmod netconsole
+
+# --- SR-IOV on a device without virtual functions -------------------------
+kmsg "SR-IOV"
+expect_error "Operation not supported" ip link set dev "$IB1" vf 0 \
+	node_guid 00:11:22:33:44:55:66:77
+expect_error "Operation not supported" ip link set dev "$IB1" vf 0 state enable
+n=$(dmesg | grep -c "$IB1: rxe0 port 1 is RoCE: set its VFs through the Ethernet interface" || true)
+((n == 2)) || fail "expected one log line per refused VF command, got $n"
+check ip -d link show dev "$IB1"
+check_dmesg_clean "netconsole and SR-IOV"
+unload_ipoib
