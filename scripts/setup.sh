@@ -22,6 +22,9 @@ PKGS=(
 	iproute2 iputils-ping iputils-arping ethtool tcpdump iperf3 procps
 	# The kernel's driver selftests (the kselftest scenario): ping.py's TCP case.
 	socat
+	# systemd-networkd against ipoib_ng (the networkd scenario): networkd,
+	# networkctl and the system bus they talk over, a DHCP server.
+	systemd dbus dnsmasq-base
 	dkms dh-dkms debhelper dpkg-dev sparse clang clang-format libclang-rt-14-dev
 	cmake libgtest-dev libgmock-dev libbenchmark-dev lcov libmnl-dev
 	# The kernel's YNL client (scripts/ynl.sh: tools/net/ynl of the 6.12

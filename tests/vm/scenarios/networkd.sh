@@ -1,0 +1,201 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# networkd: systemd-networkd (Debian 12's systemd) drives ipoib_ng as it
+# drives ib_ipoib. In n1, networkd is given the port's interface $IB1 and
+# two .netdev files of Kind=ipoib:
+#   ibdhcp  [IPoIB] PartitionKey=0x8001 Mode=datagram
+#           IgnoreUserspaceMulticastGroups=yes; its .network asks DHCP=ipv4
+#   ibcm    [IPoIB] PartitionKey=0xffff Mode=connected
+#           IgnoreUserspaceMulticastGroups=no; a static address
+# networkd makes both children through netlink with those properties (ip
+# -d link shows them), and ibdhcp leases an address over IPoIB (RFC 4390)
+# from dnsmasq on n2's child of P_Key 0x8001, then pings the server;
+# networkctl shows the interfaces, their lease and their state.
+#
+# Set-up without systemd as PID 1 (the VM's init is a busybox shell
+# chrooted into the host root): the system D-Bus (dbus-daemon --system,
+# which networkctl status needs) and systemd-networkd are started by
+# hand; the configuration goes to /run/systemd/network (the root is
+# read-only, /run a tmpfs); no udevd runs, and networkd, given a
+# read-only /sys as in a container, takes every link as initialized
+# instead of waiting for udev; the DHCP client's DUID is given (DUIDType=uuid), so the
+# scenario does not depend on the machine's /etc/machine-id.
+#
+#  +------------ n1 ------------------+        +------------ n2 ----------+
+#  | systemd-networkd                 |        | dnsmasq on srv8001       |
+#  | $IB1 (rxe0) up, no address       |        | $IB2 (rxe1) up           |
+#  |  +- ibdhcp P_Key 0x8001  DHCP    | <====> |  +- srv8001 P_Key 0x8001 |
+#  |  +- ibcm   P_Key 0xffff  10.9.0.1|        |     10.8.0.1/24          |
+#  +----------------------------------+        +--------------------------+
+
+# shellcheck source=SCRIPTDIR/../lib.sh
+. "$(dirname "$0")/../lib.sh"
+
+NETWORKD=/lib/systemd/systemd-networkd
+CONF=/run/systemd/network
+for t in "$NETWORKD" networkctl dbus-daemon dnsmasq; do
+	command -v "$t" > /dev/null || fail "$t is missing (make deps)"
+done
+
+setup_rxe_pair
+load_ipoib
+IB1=$(wait_ipoib_if rxe0)
+IB2=$(wait_ipoib_if rxe1)
+log "rxe0 -> $IB1, rxe1 -> $IB2"
+ns_create n1 n2
+ns_move "$IB1" n1
+ns_move "$IB2" n2
+
+# --- the DHCP server: dnsmasq on n2's child of P_Key 0x8001 --------------
+check ip -n n2 link set dev "$IB2" up
+check ip -n n2 link add link "$IB2" name srv8001 type ipoib pkey 0x8001
+check ip -n n2 link set dev srv8001 up
+check ip -n n2 addr add 10.8.0.1/24 dev srv8001
+wait_for 30 "carrier on srv8001 in n2" has_carrier n2 srv8001
+ip netns exec n2 dnsmasq --keep-in-foreground --conf-file=/dev/null \
+	--port=0 --interface=srv8001 --bind-interfaces \
+	--dhcp-range=10.8.0.100,10.8.0.150,255.255.255.0,10m \
+	--dhcp-leasefile=/tmp/dnsmasq.leases --pid-file=/tmp/dnsmasq.pid \
+	--log-dhcp --log-facility=- > "$VM_OUT/dnsmasq.log" 2>&1 &
+DNSMASQ=$!
+
+# --- the system bus --------------------------------------------------------
+if [[ ! -s /etc/machine-id ]]; then
+	# dbus-daemon needs one; the root is read-only.
+	check sh -c 'cat /proc/sys/kernel/random/uuid | tr -d - > /run/machine-id'
+	check mount --bind /run/machine-id /etc/machine-id
+fi
+check mkdir -p /run/dbus
+check dbus-daemon --system --fork --nopidfile
+wait_for 10 "the system bus" test -S /run/dbus/system_bus_socket
+
+# --- networkd's configuration ----------------------------------------------
+check mkdir -p "$CONF"
+cat > "$CONF/10-port.network" <<EOF
+[Match]
+Name=$IB1
+
+[Network]
+IPoIB=ibdhcp
+IPoIB=ibcm
+LinkLocalAddressing=no
+IPv6AcceptRA=no
+EOF
+cat > "$CONF/20-ibdhcp.netdev" <<EOF
+[NetDev]
+Name=ibdhcp
+Kind=ipoib
+
+[IPoIB]
+PartitionKey=0x8001
+Mode=datagram
+IgnoreUserspaceMulticastGroups=yes
+EOF
+cat > "$CONF/20-ibcm.netdev" <<EOF
+[NetDev]
+Name=ibcm
+Kind=ipoib
+
+[IPoIB]
+PartitionKey=0xffff
+Mode=connected
+IgnoreUserspaceMulticastGroups=no
+EOF
+cat > "$CONF/30-ibdhcp.network" <<EOF
+[Match]
+Name=ibdhcp
+
+[Network]
+DHCP=ipv4
+LinkLocalAddressing=no
+IPv6AcceptRA=no
+
+[DHCPv4]
+DUIDType=uuid
+DUIDRawData=00:11:22:33:44:55:66:77:88:99:aa:bb:cc:dd:ee:ff
+EOF
+cat > "$CONF/30-ibcm.network" <<EOF
+[Match]
+Name=ibcm
+
+[Network]
+Address=10.9.0.1/24
+LinkLocalAddressing=no
+IPv6AcceptRA=no
+EOF
+for f in "$CONF"/*; do
+	log "--- $f"
+	cat "$f"
+done
+
+# --- networkd in n1 --------------------------------------------------------
+# /sys read-only, as in a container: networkd then takes every link as
+# initialized instead of waiting for udevd, which does not run here (ip
+# netns exec gives it its own mount namespace and a fresh /sys).
+ip netns exec n1 env SYSTEMD_LOG_LEVEL=debug SYSTEMD_LOG_TARGET=console \
+	sh -c "mount -o remount,ro /sys && exec $NETWORKD" \
+	> "$VM_OUT/systemd-networkd.log" 2>&1 &
+NETWORKD_PID=$!
+dump_scenario() {
+	echo "--- systemd-networkd.log (tail) ---"
+	tail -n 60 "$VM_OUT/systemd-networkd.log"
+	echo "--- dnsmasq.log ---"
+	cat "$VM_OUT/dnsmasq.log"
+}
+
+wait_for 30 "networkd to make ibdhcp and ibcm" \
+	sh -c 'ip -n n1 link show dev ibdhcp && ip -n n1 link show dev ibcm'
+check ip -n n1 -d link show dev ibdhcp
+check ip -n n1 -d link show dev ibcm
+expect_link() {
+	local ifc=$1 want=$2 got
+	got=$(ip -n n1 -d link show dev "$ifc" | grep -o 'ipoib pkey .* umcast [0-9]*')
+	[[ $got == "$want" ]] || fail "$ifc: '$got', expected '$want'"
+	log "$ifc: $got"
+}
+expect_link ibdhcp "ipoib pkey 0x8001 mode datagram umcast 0001"
+expect_link ibcm "ipoib pkey 0xffff mode connected umcast 0000"
+[[ $(ip netns exec n1 cat /sys/class/net/ibdhcp/pkey) == 0x8001 ]] ||
+	fail "sysfs pkey of ibdhcp is not 0x8001"
+[[ $(ip netns exec n1 cat /sys/class/net/ibcm/mode) == connected ]] ||
+	fail "sysfs mode of ibcm is not connected"
+
+leased() {
+	ip -n n1 -4 -o addr show dev ibdhcp |
+		grep -qE 'inet 10\.8\.0\.(1[0-4][0-9]|150)/24 .*dynamic'
+}
+wait_for 60 "a DHCP lease on ibdhcp" leased
+LEASE=$(ip -n n1 -4 -o addr show dev ibdhcp | awk '{ sub(/\/.*/, "", $4); print $4 }')
+log "ibdhcp leased $LEASE"
+check ip -n n1 -4 addr show dev ibdhcp
+check_ping n1 10.8.0.1
+check_ping n2 "$LEASE"
+grep -q "DHCPACK(srv8001) $LEASE" "$VM_OUT/dnsmasq.log" ||
+	fail "dnsmasq did not log the DHCPACK of $LEASE"
+check ip -n n1 -4 addr show dev ibcm
+ip -n n1 -4 -o addr show dev ibcm | grep -q 'inet 10.9.0.1/24' ||
+	fail "ibcm has no 10.9.0.1/24"
+
+# --- networkctl --------------------------------------------------------------
+configured() {
+	ip netns exec n1 networkctl list --no-legend --no-pager |
+		awk -v i="$1" '$2 == i { print $4, $5 }' | grep -q "$2"
+}
+wait_for 30 "networkctl: ibdhcp routable, configured" configured ibdhcp "routable configured"
+wait_for 30 "networkctl: ibcm configured" configured ibcm "configured"
+check ip netns exec n1 networkctl list --no-pager
+out=$(ip netns exec n1 networkctl status ibdhcp --no-pager 2>&1) ||
+	{ echo "$out"; fail "networkctl status ibdhcp failed"; }
+echo "$out"
+for want in "Type: infiniband" "State: routable (configured)" \
+	"Network File: $CONF/30-ibdhcp.network" "Address: $LEASE (DHCP4"; do
+	grep -qF "$want" <<< "$out" || fail "networkctl status ibdhcp lacks '$want'"
+done
+check ip netns exec n1 networkctl status "$IB1" --no-pager
+
+check_dmesg_clean "networkd"
+kill "$NETWORKD_PID" "$DNSMASQ"
+wait "$NETWORKD_PID" || true
+wait "$DNSMASQ" || true
+unload_ipoib
