@@ -140,20 +140,42 @@ bool ipn_dev_reread_gid(struct ipn_priv *priv)
 }
 
 /*
+ * The bond that speaks with addr, our hardware address now or before, or
+ * NULL. Bonding allows InfiniBand slaves in active-backup mode only, with
+ * fail_over_mac active: the bond carries its active slave's address, so a
+ * bond whose address is ours has us as its active slave. rtnl held.
+ */
+static struct net_device *ipn_bond_of(struct ipn_priv *priv, const u8 *addr)
+{
+	struct net_device *master;
+
+	ASSERT_RTNL();
+	master = netdev_master_upper_dev_get(priv->dev);
+	if (!master || !netif_is_bond_master(master) ||
+	    master->addr_len != IPC_ADDR_LEN ||
+	    memcmp(master->dev_addr, addr, IPC_ADDR_LEN))
+		return NULL;
+	return master;
+}
+
+/*
  * The next of the announcements of a new address (IPC_ANNOUNCE_COUNT,
  * IPC_ANNOUNCE_INTERVAL_MS apart): sent when the link can carry it, else
- * tried again at the next interval. rtnl held.
+ * tried again at the next interval; by the bond when it speaks with our
+ * address (the IP addresses are the bond's). rtnl held.
  */
 static void ipn_dev_announce(struct ipn_priv *priv)
 {
 	struct net_device *dev = priv->dev;
+	struct net_device *bond;
 
 	ASSERT_RTNL();
 	if (!priv->announce_left)
 		return;
 	if (netif_carrier_ok(dev) && !qdisc_tx_changing(dev)) {
 		priv->announce_left--;
-		__netdev_notify_peers(dev);
+		bond = ipn_bond_of(priv, dev->dev_addr);
+		__netdev_notify_peers(bond ?: dev);
 	}
 	if (priv->announce_left)
 		queue_delayed_work(priv->wq, &priv->announce_work,
@@ -179,19 +201,34 @@ void ipn_announce_work(struct work_struct *work)
 }
 
 /*
- * Announce a new dev_addr: NETDEV_CHANGEADDR flushes our neighbours and
- * lets a bond follow; while up, NETDEV_NOTIFY_PEERS sends a gratuitous
- * ARP and an unsolicited NA so that peers do not keep the old address.
- * rtnl held, ctl_mutex not.
+ * Announce a new dev_addr: NETDEV_CHANGEADDR flushes our neighbours; a
+ * bond that spoke with the old address takes the new one; while up,
+ * NETDEV_NOTIFY_PEERS sends a gratuitous ARP and an unsolicited NA so
+ * that peers do not keep the old address. rtnl held, ctl_mutex not.
  */
 void ipn_dev_addr_changed(struct ipn_priv *priv)
 {
 	struct net_device *dev = priv->dev;
+	struct net_device *bond;
 
 	ASSERT_RTNL();
 	netdev_info(dev, "hardware address now %*phC\n", IPC_ADDR_LEN,
 		    dev->dev_addr);
+	bond = ipn_bond_of(priv, priv->told_addr);
+	memcpy(priv->told_addr, dev->dev_addr, IPC_ADDR_LEN);
 	call_netdevice_notifiers(NETDEV_CHANGEADDR, dev);
+	if (bond) {
+		/*
+		 * Bonding (6.1 to 6.12) copies the active slave's address at
+		 * a failover only, not when the slave's own address changes
+		 * (a new GID, QPN or mode): the bond would keep speaking with
+		 * an address nobody answers to. Do what its failover does.
+		 */
+		dev_addr_set(bond, dev->dev_addr);
+		call_netdevice_notifiers(NETDEV_CHANGEADDR, bond);
+		netdev_info(dev, "%s, whose active slave this is, takes the new address\n",
+			    bond->name);
+	}
 	if (!netif_running(dev))
 		return;
 	/*
@@ -316,6 +353,7 @@ int ipn_set_mac_address(struct net_device *dev, void *p)
 	priv->sgid_index = index;
 	memcpy(priv->ifid.gid, ipn_addr_gid(want), sizeof(priv->ifid.gid));
 	dev_addr_set(dev, want);
+	memcpy(priv->told_addr, want, IPC_ADDR_LEN);
 	mutex_unlock(&priv->ctl_mutex);
 	return 0;
 }

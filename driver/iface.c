@@ -104,6 +104,7 @@ static int ipn_priv_init(struct ipn_priv *priv, struct ib_device *ca,
 	ret = ipn_dev_set_hwaddr(priv);
 	if (ret)
 		goto err_verbs;
+	memcpy(priv->told_addr, dev->dev_addr, IPC_ADDR_LEN);
 	ipc_addr_broadcast(pkey, IPC_SCOPE_LINK, dev->broadcast);
 	memcpy(priv->ifid.bcast_gid, ipn_addr_gid(dev->broadcast), IPC_GID_LEN);
 	if (priv->roce) {

@@ -599,6 +599,7 @@ struct ipn_priv {
 	bool gid_chosen;		/* by ndo_set_mac_address */
 	bool addr_changed;		/* REREAD_GID changed dev_addr */
 	bool notify_peers;		/* announce it at carrier on (rtnl) */
+	u8 told_addr[IPC_ADDR_LEN];	/* dev_addr as the stack last knew it (rtnl) */
 	u8 announce_left;		/* announcements still to send (rtnl) */
 	struct ipn_am am;
 	struct ipn_am_port am_port;	/* used in the port's interface */

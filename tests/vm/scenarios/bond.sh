@@ -20,6 +20,10 @@
 #       slave's address). n2 pings the bond while the active slave's link
 #       fails (its veth goes down): a few losses at most, and n2's
 #       neighbour entry holds the new active slave's address. And back.
+#   (d) the active slave's own address changes ($IB0, given fd78::1's
+#       GID out of the bond and made active again, loses it): the bond takes the new address (bonding
+#       itself would not until a failover) and announces it, so that n2's
+#       neighbour entry follows within 5 s, with no failover.
 #
 #  +----------- n1 -----------+        +------ n2 ------+
 #  | bond0 10.1.0.1 (in c)    |        | $IB2 10.1.0.2  |
@@ -233,6 +237,44 @@ else
 	failover v0a
 fi
 check_dmesg_clean "(c) bonding failovers"
+
+# --- (d) the active slave's own address changes -----------------------------
+# Bonding copies the active slave's address at a failover only; the driver
+# gives the bond its new one, and announces it from the bond.
+kmsg "(d) the active slave's GID changes"
+# $IB0 out of the bond, given fd78::1's GID (only while down), back in,
+# made active. Not fd77::1 again: n2 keeps its path to that GID, resolved
+# in (a) to v0a's MAC of then, until the path's revalidation.
+route_rxe_as_hosts 192.168.78 fd78 v0a:1 v2a:3
+GID78=fd78:0000:0000:0000:0000:0000:0000:0001
+wait_for 10 "the GID of fd78::1 on rxe0" gid_index rxe0 "$GID78"
+ADDR78=$(gid_addr "$ADDRMAC" "$GID78")
+if active_is "$IB0"; then
+	check ip -n n1 link set dev bond0 type bond active_slave "$IB1"
+	wait_for 10 "bond0 to make $IB1 active" active_is "$IB1"
+fi
+check ip -n n1 link set dev "$IB0" nomaster
+check ip -n n1 link set dev "$IB0" down
+check ip -n n1 link set dev "$IB0" address "$ADDR78"
+check ip -n n1 link set dev "$IB0" master bond0
+wait_for 30 "carrier on $IB0" has_carrier n1 "$IB0"
+check ip -n n1 link set dev bond0 type bond active_slave "$IB0"
+wait_for 10 "bond0 to make $IB0 active" active_is "$IB0"
+# n2 meets this address for the first time: a path to resolve.
+wait_for 10 "n2 to reach bond0" ping_works n2 10.1.0.1
+[[ $(link_addr n1 bond0) == "$ADDR78" ]] ||
+	fail "bond0 is $(link_addr n1 bond0), not $IB0's $ADDR78"
+check_ping n2 10.1.0.1
+expect_neigh n2 "$IB2" 10.1.0.1 "$ADDR78"
+check ip addr del fd78::1/64 dev v0a
+wait_for 10 "$IB0 back on GID index 0" addr_is n1 "$IB0" "$ADDRMAC"
+wait_for 10 "bond0 to take $IB0's new address" addr_is n1 bond0 "$ADDRMAC"
+active_is "$IB0" || fail "bond0 failed over to $(bond_info active_slave)"
+dmesg | grep -q "$IB0: bond0, whose active slave this is, takes the new address" ||
+	fail "no message that bond0 took $IB0's new address"
+expect_neigh n2 "$IB2" 10.1.0.1 "$ADDRMAC"
+check_ping n2 10.1.0.1
+check_dmesg_clean "(d) the active slave's GID change"
 
 check ip -n n1 link delete bond0
 unload_ipoib
