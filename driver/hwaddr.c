@@ -316,7 +316,8 @@ void ipn_dev_exit(void)
  * a RoCE GID of another IP address). Only while down: paths and joins in
  * flight were made from the old GID. Whether flags and QPN may change is
  * the core's call (they cannot); the GID must be in the port's table.
- * dev_set_mac_address() sends NETDEV_CHANGEADDR.
+ * dev_set_mac_address() sends NETDEV_CHANGEADDR; the peers are told at
+ * the next carrier-up. rtnl held.
  */
 int ipn_set_mac_address(struct net_device *dev, void *p)
 {
@@ -354,6 +355,11 @@ int ipn_set_mac_address(struct net_device *dev, void *p)
 	memcpy(priv->ifid.gid, ipn_addr_gid(want), sizeof(priv->ifid.gid));
 	dev_addr_set(dev, want);
 	memcpy(priv->told_addr, want, IPC_ADDR_LEN);
+	/*
+	 * Peers still hold the old address: announce the new one at the
+	 * next carrier-up (ipn_netdev_event()), as for a GID change.
+	 */
+	priv->notify_peers = true;
 	mutex_unlock(&priv->ctl_mutex);
 	return 0;
 }
