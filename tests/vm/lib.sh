@@ -124,6 +124,17 @@ wait_for() {
 	done
 }
 
+# wait_for_quiet SECONDS CMD...: like wait_for, but returns 1 on timeout
+# (the caller says what went wrong, with what it found).
+wait_for_quiet() {
+	local deadline=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		((SECONDS < deadline)) || return 1
+		sleep 0.2
+	done
+}
+
 # Network namespaces. rxe keeps its UDP sockets in the initial namespace, so
 # only IPoIB interfaces move into these.
 ns_create() {
@@ -344,6 +355,12 @@ ll_addr6() {
 
 # IPoIB hardware address: 4 bytes of flags/QPN + 16 bytes of GID.
 IPOIB_LLADDR_RE='lladdr ([0-9a-f]{2}:){19}[0-9a-f]{2}( |$)'
+
+# neigh_lladdr NS IF IP: the link-layer address of IF's entry for IP in NS.
+neigh_lladdr() {
+	ip -n "$1" neigh show "$3" dev "$2" |
+		awk '{ for (i = 1; i < NF; i++) if ($i == "lladdr") print $(i + 1) }'
+}
 
 # check_neigh NS IF ADDR: NS has a neighbour entry for ADDR on IF with a
 # 20-byte IPoIB link-layer address.

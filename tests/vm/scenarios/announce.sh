@@ -27,11 +27,6 @@ check_ping n2 10.1.0.1
 check_ping n1 fd00::2
 check_ping n2 fd00::1
 
-# neigh_lladdr NS IF IP: the link-layer address of IF's entry for IP.
-neigh_lladdr() {
-	ip -n "$1" neigh show "$3" dev "$2" |
-		awk '{ for (i = 1; i < NF; i++) if ($i == "lladdr") print $(i + 1) }'
-}
 neigh_is() {
 	[[ $(neigh_lladdr n2 "$IB2" "$1") == "$2" ]]
 }
@@ -71,16 +66,6 @@ expect_announced() {
 		fail "$what: no gratuitous ARP for 10.1.0.1 captured on $IB2"
 	grep -q 'neighbor advertisement.*tgt is fd00::1.*Flags \[override\]' /tmp/announce.txt ||
 		fail "$what: no unsolicited NA for fd00::1 captured on $IB2"
-}
-
-# wait_for_quiet SECONDS CMD...: like wait_for, but returns 1 on timeout.
-wait_for_quiet() {
-	local deadline=$((SECONDS + $1))
-	shift
-	until "$@"; do
-		((SECONDS < deadline)) || return 1
-		sleep 0.2
-	done
 }
 
 # n2's entries are REACHABLE now, from the pings: without announcements

@@ -53,12 +53,6 @@ for a in "n1 $IB0 10.1.0.1" "n2 $IB2 10.1.0.2"; do
 done
 check_ping n1 10.1.0.2
 
-# neigh_lladdr NS IF IP: the link-layer address of IF's neighbour entry.
-neigh_lladdr() {
-	ip -n "$1" neigh show "$3" dev "$2" |
-		awk '{ for (i = 1; i < NF; i++) if ($i == "lladdr") print $(i + 1) }'
-}
-
 # expect_neigh NS IF IP WANT: within 5 s (announcements, not NUD probes,
 # which take far longer), NS's neighbour entry for IP holds WANT.
 expect_neigh() {
@@ -74,15 +68,6 @@ neigh_is() {
 	[[ $(neigh_lladdr "$1" "$2" "$3") == "$4" ]]
 }
 
-# wait_for_quiet SECONDS CMD...: like wait_for, but returns 1 on timeout.
-wait_for_quiet() {
-	local deadline=$((SECONDS + $1))
-	shift
-	until "$@"; do
-		((SECONDS < deadline)) || return 1
-		sleep 0.2
-	done
-}
 
 # For wait_for, which runs a command again and again: the tests, not their
 # values, must be its arguments.
