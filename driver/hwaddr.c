@@ -5,6 +5,7 @@
  * changes, announced to the neighbours, chosen by the administrator.
  */
 #include <linux/if_arp.h>
+#include <net/bonding.h>
 #include <net/sch_generic.h>
 #include <rdma/ib_cache.h>
 #include "ipoib_ng.h"
@@ -140,12 +141,12 @@ bool ipn_dev_reread_gid(struct ipn_priv *priv)
 }
 
 /*
- * The bond that speaks with addr, our hardware address now or before, or
- * NULL. Bonding allows InfiniBand slaves in active-backup mode only, with
- * fail_over_mac active: the bond carries its active slave's address, so a
- * bond whose address is ours has us as its active slave. rtnl held.
+ * The bond whose active slave this interface is, or NULL. Bonding allows
+ * InfiniBand slaves in active-backup mode only, with fail_over_mac
+ * active: the bond speaks with its active slave's hardware address.
+ * rtnl held.
  */
-static struct net_device *ipn_bond_of(struct ipn_priv *priv, const u8 *addr)
+static struct net_device *ipn_bond_of(struct ipn_priv *priv)
 {
 	struct net_device *master;
 
@@ -153,9 +154,40 @@ static struct net_device *ipn_bond_of(struct ipn_priv *priv, const u8 *addr)
 	master = netdev_master_upper_dev_get(priv->dev);
 	if (!master || !netif_is_bond_master(master) ||
 	    master->addr_len != IPC_ADDR_LEN ||
-	    memcmp(master->dev_addr, addr, IPC_ADDR_LEN))
+	    bond_option_active_slave_get_rcu(netdev_priv(master)) != priv->dev)
 		return NULL;
 	return master;
+}
+
+/*
+ * dev_addr is new (told_addr the old one): a bond of which we are the
+ * active slave and that speaks with the old address takes the new one,
+ * as bonding's failover gives it (bond_set_dev_addr()). Bonding (6.1 to
+ * 6.12) copies the active slave's address at a failover only, not when
+ * the slave's own address changes (a new GID, QPN or mode): the bond
+ * would keep speaking with an address nobody answers to. rtnl held,
+ * ctl_mutex not (the bond's notifiers run).
+ */
+static void ipn_bond_follow(struct ipn_priv *priv)
+{
+	struct net_device *dev = priv->dev;
+	struct net_device *bond = ipn_bond_of(priv);
+	int ret;
+
+	if (bond && !memcmp(bond->dev_addr, priv->told_addr, IPC_ADDR_LEN)) {
+		ret = dev_pre_changeaddr_notify(bond, dev->dev_addr, NULL);
+		if (ret) {
+			netdev_warn(dev, "%s refused our new address: %d\n",
+				    bond->name, ret);
+		} else {
+			dev_addr_set(bond, dev->dev_addr);
+			bond->addr_assign_type = NET_ADDR_STOLEN;
+			call_netdevice_notifiers(NETDEV_CHANGEADDR, bond);
+			netdev_info(dev, "%s, whose active slave this is, takes the new address\n",
+				    bond->name);
+		}
+	}
+	memcpy(priv->told_addr, dev->dev_addr, IPC_ADDR_LEN);
 }
 
 /*
@@ -174,7 +206,9 @@ static void ipn_dev_announce(struct ipn_priv *priv)
 		return;
 	if (netif_carrier_ok(dev) && !qdisc_tx_changing(dev)) {
 		priv->announce_left--;
-		bond = ipn_bond_of(priv, dev->dev_addr);
+		bond = ipn_bond_of(priv);
+		if (bond && memcmp(bond->dev_addr, dev->dev_addr, IPC_ADDR_LEN))
+			bond = NULL;
 		__netdev_notify_peers(bond ?: dev);
 	}
 	if (priv->announce_left)
@@ -202,43 +236,33 @@ void ipn_announce_work(struct work_struct *work)
 
 /*
  * Announce a new dev_addr: NETDEV_CHANGEADDR flushes our neighbours; a
- * bond that spoke with the old address takes the new one; while up,
- * NETDEV_NOTIFY_PEERS sends a gratuitous ARP and an unsolicited NA so
- * that peers do not keep the old address. rtnl held, ctl_mutex not.
+ * bond that spoke with the old address takes the new one; NETDEV_NOTIFY_PEERS
+ * sends a gratuitous ARP and an unsolicited NA, now if up and again at the
+ * next carrier-up, so that peers do not keep the old address. Nothing if
+ * the stack knows this address already (a resize's open told it, a mode
+ * switch kept it). rtnl held, ctl_mutex not.
  */
 void ipn_dev_addr_changed(struct ipn_priv *priv)
 {
 	struct net_device *dev = priv->dev;
-	struct net_device *bond;
 
 	ASSERT_RTNL();
+	if (!memcmp(priv->told_addr, dev->dev_addr, IPC_ADDR_LEN))
+		return;
 	netdev_info(dev, "hardware address now %*phC\n", IPC_ADDR_LEN,
 		    dev->dev_addr);
-	bond = ipn_bond_of(priv, priv->told_addr);
-	memcpy(priv->told_addr, dev->dev_addr, IPC_ADDR_LEN);
 	call_netdevice_notifiers(NETDEV_CHANGEADDR, dev);
-	if (bond) {
-		/*
-		 * Bonding (6.1 to 6.12) copies the active slave's address at
-		 * a failover only, not when the slave's own address changes
-		 * (a new GID, QPN or mode): the bond would keep speaking with
-		 * an address nobody answers to. Do what its failover does.
-		 */
-		dev_addr_set(bond, dev->dev_addr);
-		call_netdevice_notifiers(NETDEV_CHANGEADDR, bond);
-		netdev_info(dev, "%s, whose active slave this is, takes the new address\n",
-			    bond->name);
-	}
-	if (!netif_running(dev))
-		return;
+	ipn_bond_follow(priv);
 	/*
-	 * Now if the link can carry it, and again at the next carrier-up
-	 * (ipn_netdev_event()): a GID changes while its port goes down or
-	 * comes up (a RoCE netdev's MAC changes with the port down), and an
-	 * announcement sent meanwhile is lost with the port's queues.
+	 * At the next carrier-up (ipn_netdev_event()), and now if up: a GID
+	 * changes while its port goes down or comes up (a RoCE netdev's MAC
+	 * changes with the port down), and an announcement sent meanwhile
+	 * is lost with the port's queues; one changed while the interface
+	 * is down is told when it is up again.
 	 */
 	priv->notify_peers = true;
-	ipn_dev_announce_start(priv);
+	if (netif_running(dev))
+		ipn_dev_announce_start(priv);
 }
 
 /*
@@ -354,12 +378,13 @@ int ipn_set_mac_address(struct net_device *dev, void *p)
 	priv->sgid_index = index;
 	memcpy(priv->ifid.gid, ipn_addr_gid(want), sizeof(priv->ifid.gid));
 	dev_addr_set(dev, want);
-	memcpy(priv->told_addr, want, IPC_ADDR_LEN);
+	mutex_unlock(&priv->ctl_mutex);
 	/*
 	 * Peers still hold the old address: announce the new one at the
-	 * next carrier-up (ipn_netdev_event()), as for a GID change.
+	 * next carrier-up (ipn_netdev_event()), as for a GID change. A bond
+	 * may still have us as its active slave (miimon 0 never reselects).
 	 */
 	priv->notify_peers = true;
-	mutex_unlock(&priv->ctl_mutex);
+	ipn_bond_follow(priv);
 	return 0;
 }
