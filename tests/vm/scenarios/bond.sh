@@ -235,7 +235,8 @@ GID78=fd78:0000:0000:0000:0000:0000:0000:0001
 wait_for 10 "the GID of fd78::1 on rxe0" gid_index rxe0 "$GID78"
 ADDR78=$(gid_addr "$ADDRMAC" "$GID78")
 if active_is "$IB0"; then
-	check ip -n n1 link set dev bond0 type bond active_slave "$IB1"
+	wait_for 10 "bond0 to make $IB1 active" \
+		ip -n n1 link set dev bond0 type bond active_slave "$IB1"
 	wait_for 10 "bond0 to make $IB1 active" active_is "$IB1"
 fi
 check ip -n n1 link set dev "$IB0" nomaster
@@ -243,7 +244,9 @@ check ip -n n1 link set dev "$IB0" down
 check ip -n n1 link set dev "$IB0" address "$ADDR78"
 check ip -n n1 link set dev "$IB0" master bond0
 wait_for 30 "carrier on $IB0" has_carrier n1 "$IB0"
-check ip -n n1 link set dev bond0 type bond active_slave "$IB0"
+# Refused (EINVAL) until miimon has seen $IB0's link up.
+wait_for 10 "bond0 to make $IB0 active" \
+	ip -n n1 link set dev bond0 type bond active_slave "$IB0"
 wait_for 10 "bond0 to make $IB0 active" active_is "$IB0"
 # n2 meets this address for the first time: a path to resolve.
 wait_for 10 "n2 to reach bond0" ping_works n2 10.1.0.1

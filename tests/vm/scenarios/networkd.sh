@@ -65,9 +65,11 @@ if [[ ! -s /etc/machine-id ]]; then
 	# dbus-daemon needs one; the root is read-only.
 	check sh -c 'cat /proc/sys/kernel/random/uuid | tr -d - > /run/machine-id'
 	check mount --bind /run/machine-id /etc/machine-id
+	MACHINE_ID_BOUND=1
 fi
 check mkdir -p /run/dbus
-check dbus-daemon --system --fork --nopidfile
+DBUS=$(dbus-daemon --system --fork --nopidfile --print-pid) ||
+	fail "dbus-daemon did not start"
 wait_for 10 "the system bus" test -S /run/dbus/system_bus_socket
 
 # --- networkd's configuration ----------------------------------------------
@@ -195,7 +197,12 @@ done
 check ip netns exec n1 networkctl status "$IB1" --no-pager
 
 check_dmesg_clean "networkd"
-kill "$NETWORKD_PID" "$DNSMASQ"
+kill "$NETWORKD_PID" "$DNSMASQ" "$DBUS"
 wait "$NETWORKD_PID" || true
 wait "$DNSMASQ" || true
+# What a next scenario in the same VM must not find.
+rm -rf "$CONF" /run/dbus /run/systemd/netif
+if [[ -n ${MACHINE_ID_BOUND:-} ]]; then
+	check umount /etc/machine-id
+fi
 unload_ipoib
