@@ -141,12 +141,12 @@ bool ipn_dev_reread_gid(struct ipn_priv *priv)
 }
 
 /*
- * The bond whose active slave this interface is, or NULL. Bonding allows
- * InfiniBand slaves in active-backup mode only, with fail_over_mac
- * active: the bond speaks with its active slave's hardware address.
- * rtnl held.
+ * The bond whose active slave this interface is and that speaks with
+ * addr, or NULL. Bonding allows InfiniBand slaves in active-backup mode
+ * only, with fail_over_mac active: the bond speaks with its active
+ * slave's hardware address. rtnl held.
  */
-static struct net_device *ipn_bond_of(struct ipn_priv *priv)
+static struct net_device *ipn_bond_of(struct ipn_priv *priv, const u8 *addr)
 {
 	struct net_device *master;
 
@@ -154,7 +154,8 @@ static struct net_device *ipn_bond_of(struct ipn_priv *priv)
 	master = netdev_master_upper_dev_get(priv->dev);
 	if (!master || !netif_is_bond_master(master) ||
 	    master->addr_len != IPC_ADDR_LEN ||
-	    bond_option_active_slave_get_rcu(netdev_priv(master)) != priv->dev)
+	    bond_option_active_slave_get_rcu(netdev_priv(master)) != priv->dev ||
+	    memcmp(master->dev_addr, addr, IPC_ADDR_LEN))
 		return NULL;
 	return master;
 }
@@ -171,10 +172,10 @@ static struct net_device *ipn_bond_of(struct ipn_priv *priv)
 static void ipn_bond_follow(struct ipn_priv *priv)
 {
 	struct net_device *dev = priv->dev;
-	struct net_device *bond = ipn_bond_of(priv);
+	struct net_device *bond = ipn_bond_of(priv, priv->told_addr);
 	int ret;
 
-	if (bond && !memcmp(bond->dev_addr, priv->told_addr, IPC_ADDR_LEN)) {
+	if (bond) {
 		ret = dev_pre_changeaddr_notify(bond, dev->dev_addr, NULL);
 		if (ret) {
 			netdev_warn(dev, "%s refused our new address: %d\n",
@@ -206,9 +207,7 @@ static void ipn_dev_announce(struct ipn_priv *priv)
 		return;
 	if (netif_carrier_ok(dev) && !qdisc_tx_changing(dev)) {
 		priv->announce_left--;
-		bond = ipn_bond_of(priv);
-		if (bond && memcmp(bond->dev_addr, dev->dev_addr, IPC_ADDR_LEN))
-			bond = NULL;
+		bond = ipn_bond_of(priv, dev->dev_addr);
 		__netdev_notify_peers(bond ?: dev);
 	}
 	if (priv->announce_left)
