@@ -151,23 +151,30 @@ static int ipn_allmulti_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(ipn_allmulti);
 
-/* Best effort, as debugfs is: a failure leaves the files out. */
+/*
+ * Best effort, as debugfs is: a failure leaves the files out. A second
+ * interface of a port in one partition (a child with its parent's P_Key,
+ * as container plugins make one per pod) gets its QPN added to the name;
+ * looked up first, so that debugfs does not log "already present" once
+ * per pod.
+ */
 void ipn_debugfs_add(struct ipn_priv *priv)
 {
 	char name[IB_DEVICE_NAME_MAX + 16];
+	struct dentry *taken;
 
 	if (!ipn_debugfs_root)
 		return;
 	snprintf(name, sizeof(name), "%s-%u-%04x", dev_name(&priv->ca->dev),
 		 priv->port, priv->pkey);
-	priv->debugfs = debugfs_create_dir(name, ipn_debugfs_root);
-	if (IS_ERR(priv->debugfs)) {
-		/* A second child in the same partition: add its QPN. */
+	taken = debugfs_lookup(name, ipn_debugfs_root);
+	if (taken) {
+		dput(taken);
 		snprintf(name, sizeof(name), "%s-%u-%04x-%06x",
 			 dev_name(&priv->ca->dev), priv->port, priv->pkey,
 			 priv->ifid.qpn);
-		priv->debugfs = debugfs_create_dir(name, ipn_debugfs_root);
 	}
+	priv->debugfs = debugfs_create_dir(name, ipn_debugfs_root);
 	debugfs_create_file("path", 0400, priv->debugfs, priv, &ipn_path_fops);
 	debugfs_create_file("mcg", 0400, priv->debugfs, priv, &ipn_mcg_fops);
 	debugfs_create_file("conns", 0400, priv->debugfs, priv,
