@@ -179,9 +179,41 @@ struct rtnl_link_ops ipn_link_ops __read_mostly = {
 	.changelink = ipn_nl_changelink,
 	.dellink = ipn_nl_dellink,
 	.get_link_net = ipn_nl_get_link_net,
-	.netns_refund = true,	/* back to init_net when its netns dies */
+	.netns_refund = true,	/* a port's: back to init_net (children: below) */
 	.get_size = ipn_nl_get_size,
 	.fill_info = ipn_nl_fill_info,
+};
+
+/*
+ * A namespace that dies takes the children in it, as it takes a veth or a
+ * macvlan (and ib_ipoib's children), while a port's interface goes back to
+ * init_net. netns_refund is one flag for both, as they share
+ * ipn_link_ops: children are deleted here, before the refund, as the
+ * exits of device pernet operations run newest first and the core's
+ * default_device_exit_batch() came before this module. Without it the
+ * child of a pod that died without its CNI DEL came back to the host's
+ * namespace (as dev<ifindex> if its name was taken), one per pod.
+ */
+static void __net_exit ipn_net_exit_batch(struct list_head *net_list)
+{
+	struct net_device *dev, *aux;
+	LIST_HEAD(kill);
+	struct net *net;
+
+	rtnl_lock();
+	list_for_each_entry(net, net_list, exit_list) {
+		for_each_netdev_safe(net, dev, aux) {
+			if (ipn_is_ipn_dev(dev) &&
+			    ((struct ipn_priv *)netdev_priv(dev))->parent)
+				ipn_nl_dellink(dev, &kill);
+		}
+	}
+	unregister_netdevice_many(&kill);
+	rtnl_unlock();
+}
+
+static struct pernet_operations ipn_net_ops = {
+	.exit_batch = ipn_net_exit_batch,
 };
 
 /*
@@ -193,6 +225,9 @@ int ipn_netlink_init(void)
 {
 	int ret;
 
+	ret = register_pernet_device(&ipn_net_ops);
+	if (ret)
+		return ret;
 	if (!ipn_link_kind) {
 		pr_info(IPN_DRV_NAME ": link_kind=0: the \"ipoib\" link kind is left to ib_ipoib; make P_Key children with create_child\n");
 		return 0;
@@ -200,8 +235,10 @@ int ipn_netlink_init(void)
 	ret = rtnl_link_register(&ipn_link_ops);
 	if (ret == -EEXIST) {
 		pr_err(IPN_DRV_NAME ": the \"ipoib\" link kind is taken: unload ib_ipoib first, or load with link_kind=0 (and ports=) to run beside it\n");
-		return -EBUSY;	/* -EEXIST would make modprobe report success */
+		ret = -EBUSY;	/* -EEXIST would make modprobe report success */
 	}
+	if (ret)
+		unregister_pernet_device(&ipn_net_ops);
 	return ret;
 }
 
@@ -210,4 +247,5 @@ void ipn_netlink_exit(void)
 {
 	if (ipn_link_kind)
 		rtnl_link_unregister(&ipn_link_ops);
+	unregister_pernet_device(&ipn_net_ops);
 }
