@@ -385,11 +385,10 @@ check_ping() {
 	grep -q ' 0% packet loss' <<< "$out" || fail "ping $addr from $ns lost packets"
 }
 
-# setup_ipoib_netns_pair: the topology of ping.sh and demo.sh. Sets IB1 and
-# IB2, the interfaces of rxe0 and rxe1, moved into n1 and n2, up, with
-# 10.1.0.1/24 fd00::1/64 and 10.1.0.2/24 fd00::2/64. Module parameters, if
+# setup_ipoib_netns_bare: IB1 and IB2, the interfaces of rxe0 and rxe1,
+# moved into n1 and n2, down, without addresses. Module parameters, if
 # any, come from IPOIB_PARAMS ("name=value ...").
-setup_ipoib_netns_pair() {
+setup_ipoib_netns_bare() {
 	local params
 	read -r -a params <<< "${IPOIB_PARAMS:-}"
 	setup_rxe_pair
@@ -401,6 +400,13 @@ setup_ipoib_netns_pair() {
 	ns_create n1 n2
 	ns_move "$IB1" n1
 	ns_move "$IB2" n2
+}
+
+# setup_ipoib_netns_pair: the topology of ping.sh and demo.sh:
+# setup_ipoib_netns_bare, then both up, with 10.1.0.1/24 fd00::1/64 and
+# 10.1.0.2/24 fd00::2/64.
+setup_ipoib_netns_pair() {
+	setup_ipoib_netns_bare
 	check ip -n n1 link set dev "$IB1" up
 	check ip -n n2 link set dev "$IB2" up
 	wait_for 30 "carrier on $IB1 in n1" has_carrier n1 "$IB1"
@@ -409,6 +415,47 @@ setup_ipoib_netns_pair() {
 	check ip -n n2 addr add 10.1.0.2/24 dev "$IB2"
 	check ip -n n1 addr add fd00::1/64 dev "$IB1" nodad
 	check ip -n n2 addr add fd00::2/64 dev "$IB2" nodad
+}
+
+# ipoib_props NS IF: "<pkey> <mode> <umcast>" from ip -j -d link ("" for
+# the initial namespace).
+ipoib_props() {
+	ip ${1:+-n "$1"} -j -d link show dev "$2" |
+		jq -r '.[0].linkinfo.info_data | "\(.key) \(.mode) \(.umcast)"'
+}
+
+# expect_ipoib_props NS IF WANT: ipoib_props must print WANT.
+expect_ipoib_props() {
+	local got
+	got=$(ipoib_props "$1" "$2")
+	log "$2 in ${1:-the initial netns}: $got"
+	[[ $got == "$3" ]] || fail "$2 in ${1:-the initial netns}: ip -d link says '$got', expected '$3'"
+}
+
+# system_bus_start / system_bus_stop: a system D-Bus for the network
+# managers (networkctl, nmcli), started by hand (no systemd as PID 1 in
+# the VM); sets SYSTEM_BUS_PID. dbus-daemon needs a machine id: the root
+# is read-only, so one is bound over /etc/machine-id if it is empty.
+system_bus_start() {
+	_bus_machine_id=
+	if [[ ! -s /etc/machine-id ]]; then
+		check sh -c 'cat /proc/sys/kernel/random/uuid | tr -d - > /run/machine-id'
+		check mount --bind /run/machine-id /etc/machine-id
+		_bus_machine_id=1
+	fi
+	check mkdir -p /run/dbus
+	SYSTEM_BUS_PID=$(dbus-daemon --system --fork --nopidfile --print-pid) ||
+		fail "dbus-daemon did not start"
+	wait_for 10 "the system bus" test -S /run/dbus/system_bus_socket
+}
+
+# What a next scenario in the same VM must not find.
+system_bus_stop() {
+	kill "$SYSTEM_BUS_PID" 2> /dev/null
+	rm -rf /run/dbus
+	if [[ -n ${_bus_machine_id:-} ]]; then
+		check umount /etc/machine-id
+	fi
 }
 
 # route_rxe_as_hosts NET4 NET6 DEV:HOST...: addresses NET4.HOST/24 and

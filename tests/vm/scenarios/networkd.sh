@@ -38,14 +38,7 @@ for t in "$NETWORKD" networkctl dbus-daemon dnsmasq; do
 	command -v "$t" > /dev/null || fail "$t is missing (make deps)"
 done
 
-setup_rxe_pair
-load_ipoib
-IB1=$(wait_ipoib_if rxe0)
-IB2=$(wait_ipoib_if rxe1)
-log "rxe0 -> $IB1, rxe1 -> $IB2"
-ns_create n1 n2
-ns_move "$IB1" n1
-ns_move "$IB2" n2
+setup_ipoib_netns_bare
 
 # --- the DHCP server: dnsmasq on n2's child of P_Key 0x8001 --------------
 check ip -n n2 link set dev "$IB2" up
@@ -60,17 +53,7 @@ ip netns exec n2 dnsmasq --keep-in-foreground --conf-file=/dev/null \
 	--log-dhcp --log-facility=- > "$VM_OUT/dnsmasq.log" 2>&1 &
 DNSMASQ=$!
 
-# --- the system bus --------------------------------------------------------
-if [[ ! -s /etc/machine-id ]]; then
-	# dbus-daemon needs one; the root is read-only.
-	check sh -c 'cat /proc/sys/kernel/random/uuid | tr -d - > /run/machine-id'
-	check mount --bind /run/machine-id /etc/machine-id
-	MACHINE_ID_BOUND=1
-fi
-check mkdir -p /run/dbus
-DBUS=$(dbus-daemon --system --fork --nopidfile --print-pid) ||
-	fail "dbus-daemon did not start"
-wait_for 10 "the system bus" test -S /run/dbus/system_bus_socket
+system_bus_start
 
 # --- networkd's configuration ----------------------------------------------
 check mkdir -p "$CONF"
@@ -197,12 +180,10 @@ done
 check ip netns exec n1 networkctl status "$IB1" --no-pager
 
 check_dmesg_clean "networkd"
-kill "$NETWORKD_PID" "$DNSMASQ" "$DBUS"
+kill "$NETWORKD_PID" "$DNSMASQ"
 wait "$NETWORKD_PID" || true
 wait "$DNSMASQ" || true
 # What a next scenario in the same VM must not find.
-rm -rf "$CONF" /run/dbus /run/systemd/netif
-if [[ -n ${MACHINE_ID_BOUND:-} ]]; then
-	check umount /etc/machine-id
-fi
+system_bus_stop
+rm -rf "$CONF" /run/systemd/netif
 unload_ipoib
