@@ -123,8 +123,9 @@ check: deps-present
 # and the in-tree ib_ipoib on softib's InfiniBand fabric with OpenSM:
 # the wire format against another implementation; the other ib-*
 # scenarios and 6.12 are `make vm-softib-ipoib`), networkd
-# (systemd-networkd makes P_Key children and leases an address by DHCP)
-# and announce (peers learn a new address from gratuitous ARP and NA).
+# (systemd-networkd makes P_Key children and leases an address by DHCP),
+# announce (peers learn a new address from gratuitous ARP and NA) and cni
+# (pods get children as ipoib-cni gives them; dead pods' go).
 # deb-check (mk/deb.mk): the .deb installed with apt, DKMS builds for 6.1,
 # 6.12 and 6.12-rt; 6.12 runs datapath, mcast, pkey, cm, observe and
 # kselftest (the kernel's own driver selftests) with the installed module,
@@ -132,7 +133,7 @@ check: deps-present
 # mk/kernel.mk) runs the KUnit suites and churn; check-debug-all runs
 # every scenario there, make vm-check every scenario on Debian's 6.1.
 CHECK_VM_SCENARIOS ?= ping bond exclusion gidchurn privilege hostile teardown \
-	ib-interop networkd announce
+	ib-interop networkd announce cni
 .PHONY: check-vm
 check-vm: module
 	$(MAKE) softib SOFTIB_KRELS="$(firstword $(SOFTIB_KRELS))"
