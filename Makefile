@@ -124,8 +124,9 @@ check: deps-present
 # the wire format against another implementation; the other ib-*
 # scenarios and 6.12 are `make vm-softib-ipoib`), networkd
 # (systemd-networkd makes P_Key children and leases an address by DHCP),
-# announce (peers learn a new address from gratuitous ARP and NA) and cni
-# (pods get children as ipoib-cni gives them; dead pods' go).
+# announce (peers learn a new address from gratuitous ARP and NA), cni
+# (pods get children as ipoib-cni gives them; dead pods' go) and nm
+# (NetworkManager and netplan configure ports and children).
 # deb-check (mk/deb.mk): the .deb installed with apt, DKMS builds for 6.1,
 # 6.12 and 6.12-rt; 6.12 runs datapath, mcast, pkey, cm, observe and
 # kselftest (the kernel's own driver selftests) with the installed module,
@@ -133,7 +134,7 @@ check: deps-present
 # mk/kernel.mk) runs the KUnit suites and churn; check-debug-all runs
 # every scenario there, make vm-check every scenario on Debian's 6.1.
 CHECK_VM_SCENARIOS ?= ping bond exclusion gidchurn privilege hostile teardown \
-	ib-interop networkd announce cni
+	ib-interop networkd announce cni nm
 .PHONY: check-vm
 check-vm: module
 	$(MAKE) softib SOFTIB_KRELS="$(firstword $(SOFTIB_KRELS))"

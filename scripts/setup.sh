@@ -25,6 +25,9 @@ PKGS=(
 	# systemd-networkd against ipoib_ng (the networkd scenario): networkd,
 	# networkctl and the system bus they talk over, a DHCP server.
 	systemd dbus dnsmasq-base
+	# NetworkManager and netplan against ipoib_ng (the nm scenario); the
+	# daemon runs only in the test VM: see the masking below.
+	network-manager netplan.io
 	dkms dh-dkms debhelper dpkg-dev sparse clang clang-format libclang-rt-14-dev
 	cmake libgtest-dev libgmock-dev libbenchmark-dev lcov libmnl-dev
 	# The kernel's YNL client (scripts/ynl.sh: tools/net/ynl of the 6.12
@@ -51,5 +54,17 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
+# NetworkManager is installed for the nm scenario, which starts it by hand
+# in the test VM. On a host that did not have it, it must not start now
+# (its postinst would) nor at the next boot and take over the host's
+# interfaces: its units are masked before it is installed.
+if [[ " ${missing[*]} " == *" network-manager "* ]]; then
+	for u in NetworkManager NetworkManager-wait-online NetworkManager-dispatcher; do
+		mkdir -p /etc/systemd/system
+		[ -e "/etc/systemd/system/$u.service" ] ||
+			ln -s /dev/null "/etc/systemd/system/$u.service"
+	done
+	echo "setup: NetworkManager's units are masked (systemctl unmask NetworkManager to use it)"
+fi
 apt-get update -q
 apt-get install -y -q --no-install-recommends "${missing[@]}"
