@@ -56,6 +56,7 @@ static int ipn_priv_init(struct ipn_priv *priv, struct ib_device *ca,
 	priv->sa = &ipn_sa_ib;
 	priv->qkey = priv->roce ? ipc_roce_qkey_for_pkey(pkey) : 0;
 	INIT_LIST_HEAD(&priv->list);
+	INIT_LIST_HEAD(&priv->roce_node);
 	INIT_LIST_HEAD(&priv->children);
 	spin_lock_init(&priv->lock);
 	spin_lock_init(&priv->reap_lock);
@@ -127,6 +128,8 @@ static int ipn_priv_init(struct ipn_priv *priv, struct ib_device *ca,
 	dev->sysfs_groups[0] = priv->parent ? &ipn_child_attr_group :
 					      &ipn_port_attr_group;
 	dev->rtnl_link_ops = &ipn_link_ops;
+	if (priv->roce)
+		ipn_roce_watch(priv);
 	return 0;
 
 err_verbs:
@@ -141,6 +144,7 @@ err_paths:
 /* Undo ipn_priv_init(). */
 static void ipn_priv_uninit(struct ipn_priv *priv)
 {
+	ipn_roce_unwatch(priv);
 	netif_napi_del(&priv->cm_napi);
 	netif_napi_del(&priv->tx_napi);
 	netif_napi_del(&priv->rx_napi);

@@ -252,6 +252,7 @@ struct ipn_stats {
 	u64 sa_reports_limited;	/* SA Reports beyond the rate (M3) */
 	u64 restarts;		/* datapath stopped and opened by the driver */
 	u64 path_answers_same;	/* revalidations that kept the handle */
+	u64 path_mac_changes;	/* RoCE: revalidated for a peer's new MAC */
 	u64 sa_requests;	/* SA requests the port's budget let go */
 	u64 sa_delayed;		/* of them, held back by it first */
 	u64 sa_delay_ms;	/* the time they were held, summed */
@@ -680,6 +681,7 @@ struct ipn_priv {
 	struct mutex reap_mutex;	/* a reap, from splice to the last destroy */
 
 	struct net_device *roce_ndev;	/* RoCE: the Ethernet netdev (held) */
+	struct list_head roce_node;	/* RoCE: ipn_roce_privs (roce.c) */
 	struct ib_sa_mcmember_rec bcast_rec;	/* IB: the broadcast group's */
 	bool bcast_rec_valid;
 	wait_queue_head_t sa_wait;	/* IB: query callbacks finished */
@@ -755,7 +757,7 @@ void ipn_drop(struct ipn_priv *priv, struct sk_buff *skb, int reason, bool tx);
 void ipn_stats_read(struct ipn_priv *priv, struct ipn_stats *sum);
 u64 ipn_stat_sum(struct ipn_priv *priv, size_t off);
 /* The counters of ethtool -S: 35 named, then one per drop reason. */
-#define IPN_N_STATS (35 + IPC_R_COUNT - 1)
+#define IPN_N_STATS (36 + IPC_R_COUNT - 1)
 void ipn_stats_name(unsigned int i, u8 *buf, size_t len);
 void ipn_stats_values(struct ipn_priv *priv, u64 *data);
 void ipn_get_stats64(struct net_device *dev, struct rtnl_link_stats64 *st);
@@ -979,6 +981,10 @@ extern struct ib_sa_client ipn_sa_client;
 
 /* roce.c */
 extern const struct ipn_backend_ops ipn_roce_ops;
+int ipn_roce_init(void);
+void ipn_roce_exit(void);
+void ipn_roce_watch(struct ipn_priv *priv);
+void ipn_roce_unwatch(struct ipn_priv *priv);
 
 /* debugfs.c */
 extern struct dentry *ipn_debugfs_root;

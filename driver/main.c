@@ -231,13 +231,18 @@ static int __init ipn_init(void)
 	ret = ipn_dev_init();
 	if (ret)
 		goto err_genl;
-	ret = ipn_ib_init();
+	ret = ipn_roce_init();
 	if (ret)
 		goto err_dev;
+	ret = ipn_ib_init();
+	if (ret)
+		goto err_roce;
 	pr_info(IPN_DRV_NAME ": IP over InfiniBand and RoCE, version %s\n",
 		IPOIB_NG_VERSION);
 	return 0;
 
+err_roce:
+	ipn_roce_exit();
 err_dev:
 	ipn_dev_exit();
 err_genl:
@@ -252,6 +257,7 @@ err_debugfs:
 static void __exit ipn_exit(void)
 {
 	ipn_ib_exit();
+	ipn_roce_exit();
 	ipn_dev_exit();
 	ipn_genl_exit();
 	ipn_netlink_exit();

@@ -7,10 +7,14 @@
  * MAC filter; without the IPv6-level join the stack drops the RoCEv2
  * datagram, see Documentation/design.rst). Paths need the destination
  * MAC: derived from link-local and multicast GIDs, otherwise resolved
- * with rdma_resolve_ip().
+ * with rdma_resolve_ip(), and resolved again when the neighbour layer
+ * learns another MAC for the GID's address.
  */
+#include <linux/etherdevice.h>
 #include <linux/slab.h>
 #include <net/addrconf.h>
+#include <net/neighbour.h>
+#include <net/netevent.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_cache.h>
 #include "ipoib_ng.h"
@@ -186,3 +190,108 @@ const struct ipn_backend_ops ipn_roce_ops = {
 	.path_query = ipn_roce_path_query,
 	.path_cancel = ipn_roce_path_cancel,
 };
+
+/*
+ * A path to a routable GID takes its destination MAC from the kernel's
+ * neighbour entry for the GID's IP address on the port's netdev, read when
+ * the path is resolved and again at each revalidation (RFC 4391 s9.4; 45 s
+ * to 60 s here). A peer whose MAC changes under the same address (another
+ * adapter, a moved VM, an Ethernet bond's failover) would meanwhile be
+ * sent to at its old MAC by an adapter that puts the handle's MAC on the
+ * wire as it is (hardware does; rxe goes through the neighbour table
+ * again). So when the neighbour layer learns another MAC for an address
+ * (the peer's unsolicited NA or gratuitous ARP, or its own probes), each
+ * interface of that netdev with a path to the GID that was made with
+ * another MAC revalidates it at once: a flush of that one path, not
+ * spread, which the core turns into a new query while the old handle
+ * keeps sending. Link-local GIDs carry their MAC (rdma_get_ll_mac()).
+ *
+ * ipn_roce_privs holds every RoCE interface from its init to its uninit;
+ * the notifier walks it under ipn_roce_lock (BH: neighbour updates come
+ * from softirqs), taking each interface's priv->lock inside it.
+ */
+static DEFINE_SPINLOCK(ipn_roce_lock);
+static LIST_HEAD(ipn_roce_privs);
+
+void ipn_roce_watch(struct ipn_priv *priv)
+{
+	spin_lock_bh(&ipn_roce_lock);
+	list_add_tail(&priv->roce_node, &ipn_roce_privs);
+	spin_unlock_bh(&ipn_roce_lock);
+}
+
+void ipn_roce_unwatch(struct ipn_priv *priv)
+{
+	spin_lock_bh(&ipn_roce_lock);
+	list_del_init(&priv->roce_node);
+	spin_unlock_bh(&ipn_roce_lock);
+}
+
+static void ipn_roce_neigh_changed(struct ipn_priv *priv, const u8 *gid,
+				   const u8 *ha)
+{
+	struct ipc_path_cfg cfg;
+	struct ipn_path *path;
+	struct ipc_result r;
+	bool kick = false;
+
+	lockdep_assert_held(&ipn_roce_lock);
+	spin_lock_bh(&priv->lock);
+	path = priv->up ? ipn_path_find(priv, gid) : NULL;
+	if (path && path->ah && ipc_path_usable(&path->st) &&
+	    !ether_addr_equal(path->shown.dmac, ha)) {
+		cfg = priv->path_cfg;
+		cfg.flush_spread_ms = 0;
+		ipc_path_flush(&path->st, &cfg, ipn_now_ms(), &priv->rng, &r);
+		ipn_path_apply(priv, path, &r, NULL);
+		ipn_inc(priv, path_mac_changes);
+		kick = true;
+	}
+	spin_unlock_bh(&priv->lock);
+	if (kick)
+		ipn_ctl_kick(priv);
+}
+
+static int ipn_roce_netevent(struct notifier_block *nb, unsigned long event,
+			     void *ptr)
+{
+	struct neighbour *n = ptr;
+	struct ipn_priv *priv;
+	u8 ha[MAX_ADDR_LEN];
+	union ib_gid gid;
+
+	if (event != NETEVENT_NEIGH_UPDATE ||
+	    !(READ_ONCE(n->nud_state) & NUD_VALID) ||
+	    n->dev->addr_len != ETH_ALEN)
+		return NOTIFY_DONE;
+	if (n->tbl->family == AF_INET6)
+		memcpy(gid.raw, n->primary_key, sizeof(gid.raw));
+	else if (n->tbl->family == AF_INET)
+		ipv6_addr_set_v4mapped(*(__be32 *)n->primary_key,
+				       (struct in6_addr *)gid.raw);
+	else
+		return NOTIFY_DONE;
+	if (rdma_link_local_addr((struct in6_addr *)gid.raw))
+		return NOTIFY_DONE;
+	neigh_ha_snapshot(ha, n, n->dev);
+	spin_lock_bh(&ipn_roce_lock);
+	list_for_each_entry(priv, &ipn_roce_privs, roce_node)
+		if (priv->roce_ndev == n->dev)
+			ipn_roce_neigh_changed(priv, gid.raw, ha);
+	spin_unlock_bh(&ipn_roce_lock);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block ipn_roce_netevent_nb = {
+	.notifier_call = ipn_roce_netevent,
+};
+
+int ipn_roce_init(void)
+{
+	return register_netevent_notifier(&ipn_roce_netevent_nb);
+}
+
+void ipn_roce_exit(void)
+{
+	unregister_netevent_notifier(&ipn_roce_netevent_nb);
+}

@@ -69,6 +69,7 @@ static const struct {
 	IPN_COUNTER(mc_evictions), IPN_COUNTER(qp_errors),
 	IPN_COUNTER(cm_tx_refused), IPN_COUNTER(sa_reports_limited),
 	IPN_COUNTER(restarts), IPN_COUNTER(path_answers_same),
+	IPN_COUNTER(path_mac_changes),
 	IPN_COUNTER(sa_requests),
 	IPN_COUNTER(sa_delayed), IPN_COUNTER(sa_delay_ms),
 #undef IPN_COUNTER

@@ -18,6 +18,11 @@
 #   (c) arping -U, from userspace through a packet socket and the
 #       driver's header_ops: n2's entry for 10.1.0.1, set to a wrong
 #       address by hand, is put right by one gratuitous ARP.
+#   (d) the other way round: the peer's Ethernet MAC changes under the
+#       same RoCE GID (va, live, announced by an unsolicited NA): n2's
+#       path to that GID takes the new MAC within 5 s of the neighbour
+#       layer (a revalidation now, path_mac_changes), not at its next
+#       revalidation.
 # A failover of a bond, the third case, is bond.sh's (c).
 
 # shellcheck source=SCRIPTDIR/../lib.sh
@@ -122,6 +127,39 @@ check ip netns exec n1 arping -U -I "$IB1" -c 1 10.1.0.1
 wait_for_quiet 3 neigh_is 10.1.0.1 "$ADDR79" ||
 	fail "arping -U did not put n2's entry right: '$(neigh_lladdr n2 "$IB2" 10.1.0.1)'"
 log "(c) arping -U: n2's entry for 10.1.0.1 holds $ADDR79 again"
+check_ping n2 10.1.0.1
+
+# --- (d) the peer's Ethernet MAC changes under the same GID -----------------
+# n2's path to fd79::1 (rxe1's address handle) carries va's MAC, resolved
+# through vb's neighbour entry for fd79::1. va takes another MAC, live,
+# keeping its addresses, and says so (ndisc_notify: an unsolicited NA).
+# vb's entry follows; the driver must revalidate the path at once, not at
+# its next revalidation 45 s to 60 s later: rxe sends through the
+# neighbour table anyway, but hardware RoCE puts the handle's MAC on the
+# wire.
+kmsg "(d) the peer's MAC changes under the same GID"
+path_dmac() {
+	path_line rxe1 "$GID79" | grep -oE 'dmac [0-9a-f:]{17}' | cut -d' ' -f2
+}
+OLDMAC=$(< /sys/class/net/va/address)
+NEWMAC=02:79:00:00:00:01
+[[ $(path_dmac) == "$OLDMAC" ]] ||
+	fail "n2's path to fd79::1 has dmac '$(path_dmac)', expected va's $OLDMAC"
+changes=$(eth_stat n2 "$IB2" path_mac_changes)
+check sysctl -qw net.ipv6.conf.va.ndisc_notify=1
+check ip link set dev va address "$NEWMAC"
+if ! wait_for_quiet 10 sh -c "[ \"\$(ip -6 neigh show fd79::1 dev vb | grep -o 'lladdr [0-9a-f:]*')\" = 'lladdr $NEWMAC' ]"; then
+	ip -6 neigh show dev vb
+	fail "vb's neighbour entry for fd79::1 did not take va's new MAC"
+fi
+path_new() {
+	[[ $(path_dmac) == "$NEWMAC" ]]
+}
+wait_for_quiet 5 path_new ||
+	fail "n2's path to fd79::1 still has dmac $(path_dmac) 5 s after vb's neighbour took $NEWMAC"
+log "(d) n2's path to fd79::1: $(path_line rxe1 "$GID79")"
+((changes + 1 == $(eth_stat n2 "$IB2" path_mac_changes))) ||
+	fail "path_mac_changes of $IB2 went from $changes to $(eth_stat n2 "$IB2" path_mac_changes), expected +1"
 check_ping n2 10.1.0.1
 
 check_dmesg_clean "announcements"
