@@ -43,7 +43,7 @@ vm-demo: module
 
 # Prints the "bench:" summary (also in build/vm/bench/bench.txt).
 vm-bench: module
-	$(VM_RUN) --module $(CURDIR)/ipoib_ng.ko bench && \
+	$(VM_RUN) --timeout 1800 --module $(CURDIR)/ipoib_ng.ko bench && \
 		cat $(CURDIR)/build/vm/bench/bench.txt
 
 # The harness itself: run.sh must fail on a failing scenario, a kernel
