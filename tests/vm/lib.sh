@@ -432,6 +432,44 @@ expect_ipoib_props() {
 	[[ $got == "$3" ]] || fail "$2 in ${1:-the initial netns}: ip -d link says '$got', expected '$3'"
 }
 
+# dhcp_server NS PARENT CHILD PKEY NET: a P_Key child CHILD of PARENT in
+# NS, up, with NET.1/24, and dnsmasq serving NET.100-150 on it (its log
+# in $VM_OUT/dnsmasq.log, its pid in DNSMASQ).
+dhcp_server() {
+	local ns=$1 parent=$2 child=$3 pkey=$4 net=$5
+	check ip -n "$ns" link add link "$parent" name "$child" type ipoib pkey "$pkey"
+	check ip -n "$ns" link set dev "$child" up
+	check ip -n "$ns" addr add "$net.1/24" dev "$child"
+	wait_for 30 "carrier on $child in $ns" has_carrier "$ns" "$child"
+	ip netns exec "$ns" dnsmasq --keep-in-foreground --conf-file=/dev/null \
+		--port=0 --interface="$child" --bind-interfaces \
+		--dhcp-range="$net.100,$net.150,255.255.255.0,10m" \
+		--dhcp-leasefile="/tmp/dnsmasq-$child.leases" \
+		--pid-file="/tmp/dnsmasq-$child.pid" \
+		--log-dhcp --log-facility=- > "$VM_OUT/dnsmasq.log" 2>&1 &
+	DNSMASQ=$!
+}
+
+# netplan_port RENDERER IF ADDR/LEN: /run/netplan/50-ipoib.yaml gives IF
+# connected mode (infiniband-mode) and ADDR, for RENDERER (networkd or
+# NetworkManager); then netplan generate.
+netplan_port() {
+	check mkdir -p /run/netplan
+	cat > /run/netplan/50-ipoib.yaml <<-EOF
+	network:
+	  version: 2
+	  renderer: $1
+	  ethernets:
+	    $2:
+	      infiniband-mode: connected
+	      addresses: [$3]
+	      link-local: []
+	EOF
+	check chmod 600 /run/netplan/50-ipoib.yaml
+	cat /run/netplan/50-ipoib.yaml
+	check netplan generate
+}
+
 # system_bus_start / system_bus_stop: a system D-Bus for the network
 # managers (networkctl, nmcli), started by hand (no systemd as PID 1 in
 # the VM); sets SYSTEM_BUS_PID. dbus-daemon needs a machine id: the root

@@ -47,16 +47,7 @@ setup_ipoib_netns_bare
 
 # --- the DHCP server: dnsmasq on n2's child of P_Key 0x8001 --------------
 check ip -n n2 link set dev "$IB2" up
-check ip -n n2 link add link "$IB2" name srv8001 type ipoib pkey 0x8001
-check ip -n n2 link set dev srv8001 up
-check ip -n n2 addr add 10.8.0.1/24 dev srv8001
-wait_for 30 "carrier on srv8001 in n2" has_carrier n2 srv8001
-ip netns exec n2 dnsmasq --keep-in-foreground --conf-file=/dev/null \
-	--port=0 --interface=srv8001 --bind-interfaces \
-	--dhcp-range=10.8.0.100,10.8.0.150,255.255.255.0,10m \
-	--dhcp-leasefile=/tmp/dnsmasq.leases --pid-file=/tmp/dnsmasq.pid \
-	--log-dhcp --log-facility=- > "$VM_OUT/dnsmasq.log" 2>&1 &
-DNSMASQ=$!
+dhcp_server n2 "$IB2" srv8001 0x8001 10.8.0
 
 system_bus_start
 
@@ -64,19 +55,7 @@ system_bus_start
 # The port's interface from netplan (renderer networkd): an address, and
 # connected mode, which networkd 252 cannot apply (below); netplan has no
 # P_Key children, so a drop-in of the generated .network names them.
-check mkdir -p /run/netplan
-cat > /run/netplan/50-ipoib.yaml <<EOF
-network:
-  version: 2
-  renderer: networkd
-  ethernets:
-    $IB1:
-      infiniband-mode: connected
-      addresses: [10.5.0.1/24]
-      link-local: []
-EOF
-check chmod 600 /run/netplan/50-ipoib.yaml
-check netplan generate
+netplan_port networkd "$IB1" 10.5.0.1/24
 PORT_NETWORK=$CONF/10-netplan-$IB1.network
 [[ -f $PORT_NETWORK ]] || fail "netplan generate wrote no $PORT_NETWORK"
 grep -qx 'Mode=connected' "$PORT_NETWORK" || fail "no [IPoIB] Mode=connected in $PORT_NETWORK"

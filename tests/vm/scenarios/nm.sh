@@ -45,33 +45,12 @@ CHILD=$IB1.8002
 # --- n2: a peer and a DHCP server on P_Key 0x8002 ---------------------------
 check ip -n n2 link set dev "$IB2" up
 check ip -n n2 addr add 10.7.0.2/24 dev "$IB2"
-check ip -n n2 link add link "$IB2" name srv8002 type ipoib pkey 0x8002
-check ip -n n2 link set dev srv8002 up
-check ip -n n2 addr add 10.6.0.1/24 dev srv8002
-wait_for 30 "carrier on srv8002 in n2" has_carrier n2 srv8002
-ip netns exec n2 dnsmasq --keep-in-foreground --conf-file=/dev/null \
-	--port=0 --interface=srv8002 --bind-interfaces \
-	--dhcp-range=10.6.0.100,10.6.0.150,255.255.255.0,10m \
-	--dhcp-leasefile=/tmp/dnsmasq-nm.leases --pid-file=/tmp/dnsmasq-nm.pid \
-	--log-dhcp --log-facility=- > "$VM_OUT/dnsmasq.log" 2>&1 &
-DNSMASQ=$!
+dhcp_server n2 "$IB2" srv8002 0x8002 10.6.0
 
 system_bus_start
 
 # --- netplan: the port's interface -----------------------------------------
-check mkdir -p /run/netplan
-cat > /run/netplan/50-ipoib.yaml <<EOF
-network:
-  version: 2
-  renderer: NetworkManager
-  ethernets:
-    $IB1:
-      infiniband-mode: connected
-      addresses: [10.7.0.1/24]
-      link-local: []
-EOF
-check chmod 600 /run/netplan/50-ipoib.yaml
-check netplan generate
+netplan_port NetworkManager "$IB1" 10.7.0.1/24
 KEYFILE=/run/NetworkManager/system-connections/netplan-$IB1.nmconnection
 [[ -f $KEYFILE ]] || fail "netplan generate wrote no $KEYFILE"
 cat "$KEYFILE"
