@@ -937,6 +937,7 @@ void ipn_path_query_async_done(struct ipn_priv *priv, struct ipn_path *path,
 void ipn_path_query_complete(struct ipn_priv *priv, struct ipn_path *path,
 			     int status);
 void ipn_path_flush_all(struct ipn_priv *priv);
+void ipn_path_revalidate(struct ipn_priv *priv, struct ipn_path *path);
 void ipn_path_destroy_all(struct ipn_priv *priv);
 
 /* mcast.c */

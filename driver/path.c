@@ -412,6 +412,23 @@ void ipn_path_flush_all(struct ipn_priv *priv)
 	ipn_path_run(priv);
 }
 
+/*
+ * One path's handle may be stale (RoCE: the neighbour layer holds another
+ * MAC for its GID, roce.c): a flush of that path alone, not spread, so
+ * that a usable path is revalidated now and keeps sending meanwhile.
+ * priv->lock held; the caller kicks the control work.
+ */
+void ipn_path_revalidate(struct ipn_priv *priv, struct ipn_path *path)
+{
+	struct ipc_path_cfg cfg = priv->path_cfg;
+	struct ipc_result r;
+
+	lockdep_assert_held(&priv->lock);
+	cfg.flush_spread_ms = 0;
+	ipc_path_flush(&path->st, &cfg, ipn_now_ms(), &priv->rng, &r);
+	ipn_path_apply(priv, path, &r, NULL);
+}
+
 /* Interface down or gone: every path is torn down now. Control context. */
 void ipn_path_destroy_all(struct ipn_priv *priv)
 {

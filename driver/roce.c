@@ -202,9 +202,8 @@ const struct ipn_backend_ops ipn_roce_ops = {
  * again). So when the neighbour layer learns another MAC for an address
  * (the peer's unsolicited NA or gratuitous ARP, or its own probes), each
  * interface of that netdev with a path to the GID that was made with
- * another MAC revalidates it at once: a flush of that one path, not
- * spread, which the core turns into a new query while the old handle
- * keeps sending. Link-local GIDs carry their MAC (rdma_get_ll_mac()).
+ * another MAC revalidates it at once (ipn_path_revalidate()), while the
+ * old handle keeps sending. Link-local GIDs carry their MAC (rdma_get_ll_mac()).
  *
  * ipn_roce_privs holds every RoCE interface from its init to its uninit;
  * the notifier walks it under ipn_roce_lock (BH: neighbour updates come
@@ -230,9 +229,7 @@ void ipn_roce_unwatch(struct ipn_priv *priv)
 static void ipn_roce_neigh_changed(struct ipn_priv *priv, const u8 *gid,
 				   const u8 *ha)
 {
-	struct ipc_path_cfg cfg;
 	struct ipn_path *path;
-	struct ipc_result r;
 	bool kick = false;
 
 	lockdep_assert_held(&ipn_roce_lock);
@@ -240,10 +237,7 @@ static void ipn_roce_neigh_changed(struct ipn_priv *priv, const u8 *gid,
 	path = priv->up ? ipn_path_find(priv, gid) : NULL;
 	if (path && path->ah && ipc_path_usable(&path->st) &&
 	    !ether_addr_equal(path->shown.dmac, ha)) {
-		cfg = priv->path_cfg;
-		cfg.flush_spread_ms = 0;
-		ipc_path_flush(&path->st, &cfg, ipn_now_ms(), &priv->rng, &r);
-		ipn_path_apply(priv, path, &r, NULL);
+		ipn_path_revalidate(priv, path);
 		ipn_inc(priv, path_mac_changes);
 		kick = true;
 	}
