@@ -342,9 +342,9 @@ wait_ipoib_if() {
 	ipoib_if_for "$@"
 }
 
-# has_carrier NS IF
+# has_carrier NS IF ("" for the initial namespace)
 has_carrier() {
-	ip -n "$1" -o link show dev "$2" | grep -q LOWER_UP
+	ip ${1:+-n "$1"} -o link show dev "$2" | grep -q LOWER_UP
 }
 
 # ll_addr6 NS IF: the interface's IPv6 link-local address once DAD is done.

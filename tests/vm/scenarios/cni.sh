@@ -56,7 +56,7 @@ IB1=$(wait_ipoib_if rxe1)
 log "rxe0 -> $IB0 (node A), rxe1 -> $IB1 (node B)"
 for m in "$IB0" "$IB1"; do
 	check ip link set dev "$m" up
-	wait_for 30 "carrier on $m" sh -c "ip -o link show dev $m | grep -q LOWER_UP"
+	wait_for 30 "carrier on $m" has_carrier "" "$m"
 done
 
 # ipoib_kinds: the host's interfaces of kind ipoib, sorted.
