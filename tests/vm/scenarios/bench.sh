@@ -19,7 +19,7 @@
 #   ipoib    iperf3 and ping over ipoib_ng between n1 and n2
 # Held equal: the UDP payload (-l 4064 = 4092 - 28, so that an IPoIB
 # datagram fills the 4096-byte IB payload raw sends), the CPUs (every
-# receiver on CPU 1, every sender on CPU 0, by taskset), iperf3's first
+# receiver on CPU 1, every sender on CPU 0: taskset, iperf3 -A), iperf3's first
 # second dropped (-O 1), the duration.
 #
 # Per round: UDP and TCP goodput both ways (Mbit/s, the receiver's), idle
@@ -161,24 +161,15 @@ ip_pair() {
 	esac
 }
 
-# iperf ROUND VARIANT PROTO TX RX: goodput from side TX to side RX.
+# iperf ROUND VARIANT PROTO TX RX: goodput from side TX to side RX; the
+# client pins itself to TX_CPU and the server to RX_CPU (iperf3 -A).
 iperf() {
-	local r=$1 v=$2 proto=$3 snd=$4 rcv=$5 spid rc=0 opts=() mbps
+	local r=$1 v=$2 proto=$3 snd=$4 rcv=$5 opts=() mbps
 	ip_pair "$v"
 	[[ $proto == udp ]] && opts=(-u -b 0 -l "$UDP_LEN")
-	ip netns exec "${NS[$((rcv - 1))]}" timeout 120 taskset -c "$RX_CPU" \
-		iperf3 -s -1 -p 5201 > /tmp/iperf.server 2>&1 &
-	spid=$!
-	wait_for 30 "iperf3 to listen" ns_tcp_listening "${NS[$((rcv - 1))]}" 5201
-	ip netns exec "${NS[$((snd - 1))]}" timeout 120 taskset -c "$TX_CPU" \
-		iperf3 -c "${ADDR[$((rcv - 1))]}" -p 5201 -f m -t "$DURATION" -O 1 "${opts[@]}" \
-		> /tmp/iperf.log 2>&1 || rc=$?
-	wait "$spid" || true
-	if ((rc != 0)); then
-		cat /tmp/iperf.log /tmp/iperf.server
-		fail "iperf3 $v $proto $snd -> $rcv exited $rc"
-	fi
-	mbps=$(iperf3_mbps /tmp/iperf.log receiver) || { cat /tmp/iperf.log; fail "no iperf3 figure"; }
+	iperf3_run "${NS[$((rcv - 1))]}" "${ADDR[$((rcv - 1))]}" "${NS[$((snd - 1))]}" \
+		/tmp/iperf.log -t "$DURATION" -O 1 -A "$TX_CPU,$RX_CPU" "${opts[@]}"
+	mbps=$(iperf3_mbps /tmp/iperf.log receiver) || fail "no iperf3 figure"
 	sample "$r" "$v" "${proto}_$((snd - 1))$((rcv - 1))" "$mbps"
 }
 
