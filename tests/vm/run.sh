@@ -16,11 +16,17 @@
 #   --mem SIZE      VM memory (default 2G)
 #   --smp N         VM CPUs (default 2)
 #   --append ARGS   extra kernel command line (e.g. kmemleak=on)
+#   --cpu MODEL     qemu's -cpu (default max; e.g. max,-erms,-fsrm)
+#   --icount SHIFT  qemu -icount shift=SHIFT,sleep=off,align=off: the
+#                   guest's clock counts the instructions it executes
+#                   (2^SHIFT ns each), so that host load cannot change
+#                   what the guest measures (QEMU 7.2: with --smp 1 only)
 #   --one-vm NAME   run the scenarios one after another in a single VM (one
 #                   boot, one final kmemleak scan), the VM reset between
 #                   them; results in DIR/NAME/ and DIR/NAME/<scenario>/
 #                   (DIR/<scenario> links there)
 #   --verbose       stream the VM console while it runs
+#   (BENCH_* variables in the environment are set in the VM too)
 #   --log           print each scenario's own log after its summary line
 #
 # SCENARIO is the name of a script in tests/vm/scenarios/ (smoke, ping, ...),
@@ -49,6 +55,8 @@ OUTBASE=$REPO/build/vm
 MEM=2G
 SMP=2
 APPEND=
+CPU=max
+ICOUNT=()
 ONEVM=
 VERBOSE=0
 SHOWLOG=0
@@ -81,6 +89,8 @@ while [[ $# -gt 0 ]]; do
 	--mem) need_arg "$@"; MEM=$2; shift 2 ;;
 	--smp) need_arg "$@"; SMP=$2; shift 2 ;;
 	--append) need_arg "$@"; APPEND=$2; shift 2 ;;
+	--cpu) need_arg "$@"; CPU=$2; shift 2 ;;
+	--icount) need_arg "$@"; ICOUNT=(-icount "shift=$2,sleep=off,align=off"); shift 2 ;;
 	--one-vm) need_arg "$@"; ONEVM=$2; shift 2 ;;
 	-v|--verbose) VERBOSE=1; shift ;;
 	--log) SHOWLOG=1; shift ;;
@@ -241,6 +251,11 @@ boot() {
 		echo "VM_HOST_LIBMODULES=$(shq "$HOST_LIBMODULES")"
 		echo "VM_TIMEOUT=$TIMEOUT"
 		echo "VM_GRACE=$GRACE"
+		# The bench's knobs (BENCH_ROUNDS=...) reach the scenario.
+		local v
+		for v in $(compgen -v BENCH_); do
+			echo "export $v=$(shq "${!v}")"
+		done
 	} > "$out/vm.conf"
 
 	# tsc=unstable: under TCG the kernel finds the TSC unstable anyway, but
@@ -249,7 +264,7 @@ boot() {
 	# cross-modifying code sometimes lets that vCPU hit the int3 after
 	# the patch ("Oops: int3" in sched_clock_cpu, seen on 6.12 before
 	# any module loaded). Unstable from the start, nothing is patched.
-	local qemu=(qemu-system-x86_64 -M q35 -accel tcg -cpu max
+	local qemu=(qemu-system-x86_64 -M q35 -accel tcg -cpu "$CPU" "${ICOUNT[@]}"
 		-smp "$SMP" -m "$MEM" -nographic -no-reboot -nic none
 		-kernel "$KERNEL" -initrd "$INITRD"
 		-append "console=ttyS0 panic=-1 rdinit=/init tsc=unstable $APPEND"
