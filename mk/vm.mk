@@ -7,6 +7,8 @@
 #   make vm-check       the scenarios in VM_SCENARIOS against ./ipoib_ng.ko
 #   make vm-demo        IPoIB over soft-RoCE in a VM, narrated
 #   make vm-bench       IPoIB against raw UD verbs (figures; not in vm-check)
+#   make vm-bench-cpu   the same under qemu -icount: CPU per packet in guest
+#                       instructions, against BENCH_BASE's module (7312acf)
 #   make vm-selftest    the harness fails when it should (fixtures in tests/vm/selftest/)
 #
 # VM_KERNEL    bzImage to boot (default: the newest /boot/vmlinuz-6.1.*)
@@ -24,13 +26,18 @@ VM_SCENARIOS ?= ping datapath teardown mcast pkey bond cm gidchurn exclusion pri
 	hostile observe
 VM_TIMEOUT ?= 300
 VM_FLAGS ?=
+# BENCH_BASE: a commit whose module the bench measures beside this one
+# (variant "before", swapped in every round); empty: none. BENCH_ROUNDS,
+# BENCH_DURATION: see tests/vm/scenarios/bench.sh.
+BENCH_BASE ?=
+BENCH_CPU_BASE ?= 7312acf
 
 VM_RUN = $(CURDIR)/tests/vm/run.sh --out $(CURDIR)/build/vm \
 	$(if $(VM_KERNEL),--kernel $(VM_KERNEL)) \
 	$(if $(VM_MODULES),--modules $(VM_MODULES)) \
 	--timeout $(VM_TIMEOUT) $(VM_FLAGS)
 
-.PHONY: vm-smoke vm-check vm-demo vm-bench vm-selftest
+.PHONY: vm-smoke vm-check vm-demo vm-bench vm-bench-cpu vm-selftest
 
 vm-smoke:
 	$(VM_RUN) smoke
@@ -43,8 +50,24 @@ vm-demo: module
 
 # Prints the "bench:" summary (also in build/vm/bench/bench.txt).
 vm-bench: module
-	$(VM_RUN) --timeout 1800 --module $(CURDIR)/ipoib_ng.ko bench && \
+	$(if $(BENCH_BASE),BENCH_BEFORE=$$($(CURDIR)/scripts/module-at.sh $(BENCH_BASE) \
+		$(CURDIR)/build/bench-base)) \
+	$(VM_RUN) --timeout 3600 --module $(CURDIR)/ipoib_ng.ko bench && \
 		cat $(CURDIR)/build/vm/bench/bench.txt
+
+# Under -icount the guest's clock counts instructions, so host load does
+# not move the figures: shift 2, 4 ns each (a 250 MHz CPU: four times
+# fewer instructions per guest second than shift 0, as many per packet).
+# QEMU 7.2's -icount does not boot an SMP guest (the boot CPU waits for
+# the second, which its round-robin never runs), so one vCPU. The CPU
+# figures only (BENCH_ONLY=cpu), 3 rounds, about 25 minutes.
+vm-bench-cpu: module
+	BENCH_BEFORE=$$($(CURDIR)/scripts/module-at.sh $(BENCH_CPU_BASE) \
+		$(CURDIR)/build/bench-base) BENCH_ROUNDS=$${BENCH_ROUNDS:-3} \
+	BENCH_ONLY=cpu BENCH_NS_PER_INSN=4 \
+	$(CURDIR)/tests/vm/run.sh --out $(CURDIR)/build/vm-icount --icount 2 --smp 1 \
+		--timeout 5400 --module $(CURDIR)/ipoib_ng.ko $(VM_FLAGS) bench && \
+		cat $(CURDIR)/build/vm-icount/bench/bench.txt
 
 # The harness itself: run.sh must fail on a failing scenario, a kernel
 # warning, a timeout, a VM that does not boot (about 2 minutes).

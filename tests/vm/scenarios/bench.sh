@@ -6,35 +6,48 @@
 # bench.txt (and every sample to bench-samples.txt); fails only when a
 # tool does.
 #
-# Three variants, measured in the same round, in ABBA order (round 1 raw,
-# stack, IPoIB; round 2 IPoIB, stack, raw; ...), so that a drift of the
-# machine over the run weighs on all of them alike:
-#   raw      the verbs under IPoIB: ib_send_bw -c UD, 4096-byte messages
-#            (an IB MTU's payload: IPoIB's 4-byte header, IP, UDP and data);
-#            ib_send_lat -c UD, 128 bytes, busy-polling and with -e
-#            (sleeping on CQ events, as the driver's NAPI does); perftest
-#            reports half round trips, doubled here
+# Four variants, measured in the same round, in ABBA order (round 1 raw,
+# stack, IPoIB, connected; round 2 the other way; ...), so that a drift
+# of the machine over the run weighs on all of them alike:
+#   raw      the verbs under IPoIB: ib_send_bw -c UD for DURATION + 1 s,
+#            4096-byte messages (an IB MTU's payload: IPoIB's 4-byte
+#            header, IP, UDP and data) and 96-byte ones (a 64-byte UDP
+#            datagram's); ib_send_lat -c UD, 128 bytes, busy-polling and
+#            with -e (sleeping on CQ events, as the driver's NAPI does);
+#            perftest reports half round trips, doubled here
 #   stack    the IP stack alone: iperf3 and ping over a plain veth pair
 #            between two namespaces, its MTU that of the IPoIB interfaces
 #   ipoib    iperf3 and ping over ipoib_ng between n1 and n2
+#   cm       iperf3 TCP over the same interfaces in connected mode (RFC
+#            4755, MTU 65520), switched there and back in each round
 # Held equal: the UDP payload (-l 4064 = 4092 - 28, so that an IPoIB
-# datagram fills the 4096-byte IB payload raw sends), the CPUs (every
-# receiver on CPU 1, every sender on CPU 0: taskset, iperf3 -A), iperf3's first
-# second dropped (-O 1), the duration.
+# datagram fills the 4096-byte IB payload raw sends; -l 64 against raw's
+# 96 bytes), the CPUs (every receiver on CPU 1, every sender on CPU 0:
+# taskset, iperf3 -A), the warm-up dropped (iperf3 -O 1; the window
+# below), the duration.
 #
-# Per round: UDP and TCP goodput both ways (Mbit/s, the receiver's), idle
-# round trips (ping every 0.2 s against ib_send_lat -e) and back-to-back
-# ones (ping -A against busy-polling ib_send_lat), each p50 and p99.
-# "ideal" is what IPoIB would reach if the driver cost nothing beyond the
-# verbs below it and the stack above it: 1 / (1 / raw + 1 / stack), per
-# round. The table gives, for every figure, min / median / max over the
-# rounds, and for every ratio the median of the per-round ratios:
-# efficiency = ipoib / ideal (the driver's share), and ipoib / raw.
+# Per round: UDP packet rates both ways at 4 KiB (shown as Mbit/s of IB
+# payload) and one way at 64 bytes (kpps), all from the receiving
+# device's counter over a window the script times (the same ruler for
+# raw and IPoIB); busy CPU ns per received packet over that window
+# (/proc/stat; under `run.sh --icount`, guest instructions per packet);
+# TCP goodput both ways (iperf3's, at the receiver), in datagram and in
+# connected mode; idle round trips (ping every 0.2 s against
+# ib_send_lat -e) and back-to-back ones (ping -A against busy-polling
+# ib_send_lat), each p50 and p99. "ideal" is what IPoIB would reach if
+# the driver cost nothing beyond the verbs below it and the stack above
+# it: 1 / (1 / raw + 1 / stack), per round. The table gives, for every
+# figure, min / median / max over the rounds, and for every ratio the
+# median of the per-round ratios: efficiency = ipoib / ideal (the
+# driver's share), ipoib / raw, connected / datagram; then issue 23's
+# goals, each met or not in this run. Last, one UDP run of each size
+# under perf (cpu-clock): the share of each module and the top symbols,
+# in bench-profile.txt.
 #
 # Under TCG the figures compare paths on the same emulated CPU, nothing
 # more: absolute values mean little, and single runs are noise (rounds and
-# medians are why). BENCH_ROUNDS (5), BENCH_DURATION (5 s) and
-# BENCH_BW_ITERS (5000) tune it.
+# medians are why). BENCH_ROUNDS (5) and BENCH_DURATION (6 s; the window
+# is 2 s shorter) tune it.
 #
 #  +---- n1 ----+      +---- n2 ----+      +---- s1 ----+      +---- s2 ----+
 #  | $IB1       | ipoib| $IB2       |      | sa 10.3.0.1| veth | sb 10.3.0.2|
@@ -49,14 +62,22 @@
 . "$(dirname "$0")/../lib.sh"
 
 ROUNDS=${BENCH_ROUNDS:-5}
-DURATION=${BENCH_DURATION:-5}
-BW_ITERS=${BENCH_BW_ITERS:-5000}
+# BENCH_ONLY=cpu: the CPU figures only (4 KiB and 64-byte UDP, stack and
+# IPoIB), for vm-bench-cpu. BENCH_NS_PER_INSN: under -icount shift=N,
+# 2^N: CPU figures are then given in guest instructions.
+ONLY=${BENCH_ONLY:-}
+NS_PER_INSN=${BENCH_NS_PER_INSN:-1}
+DURATION=${BENCH_DURATION:-6}
 LAT_ITERS=${BENCH_LAT_ITERS:-1000}
 TX_CPU=0
 RX_CPU=1
 SAMPLES=$VM_OUT/bench-samples.txt
 : > "$SAMPLES"
-(($(nproc) >= 2)) || fail "the benchmark pins senders and receivers to 2 CPUs; this VM has $(nproc)"
+# One vCPU (vm-bench-cpu: QEMU's -icount runs no SMP guest): all on CPU 0.
+if (($(nproc) == 1)); then
+	RX_CPU=0
+	log "one CPU: senders and receivers share it"
+fi
 
 # sample ROUND VARIANT METRIC VALUE: one figure of one round.
 sample() {
@@ -77,16 +98,35 @@ ll_ready() {
 wait_for 30 "link-local address on va" ll_ready va
 wait_for 30 "link-local address on vb" ll_ready vb
 
-load_ipoib
+# BENCH_BEFORE: another build of ipoib_ng.ko (an earlier commit's),
+# measured in the same rounds as the variant "before": the two modules
+# take turns, swapped between variants, so that a datapath change is
+# compared with what it replaces in one run.
+BEFORE=${BENCH_BEFORE:-}
+LOADED=
+# use_module KO: KO loaded, its ports in n1 and n2 with their addresses.
+use_module() {
+	[[ $LOADED != "$1" ]] || return 0
+	[[ -z $LOADED ]] || unload_ipoib
+	VM_MODULE=$1 load_ipoib
+	LOADED=$1
+	ipoib_attach rxe0 n1 10.1.0.1/24 fd00::1/64
+	IB1=$IPOIB_IF
+	ipoib_attach rxe1 n2 10.1.0.2/24 fd00::2/64
+	IB2=$IPOIB_IF
+	IBS=("$IB1" "$IB2")
+	wait_for 60 "ping n1 -> 10.1.0.2" ping_works n1 10.1.0.2
+}
+if [[ -n $BEFORE ]]; then
+	[[ -f $BEFORE ]] || fail "BENCH_BEFORE=$BEFORE: no such file"
+	log "before: $BEFORE ($(modinfo -F srcversion "$BEFORE")), after: $VM_MODULE ($(modinfo -F srcversion "$VM_MODULE"))"
+fi
+AFTER=$VM_MODULE
 ns_create n1 n2 s1 s2
-ipoib_attach rxe0 n1 10.1.0.1/24 fd00::1/64
-IB1=$IPOIB_IF
-ipoib_attach rxe1 n2 10.1.0.2/24 fd00::2/64
-IB2=$IPOIB_IF
+use_module "$AFTER"
 MTU=$(ip netns exec n1 cat "/sys/class/net/$IB1/mtu")
 UDP_LEN=$((MTU - 28))
 log "IPoIB MTU $MTU: UDP payload $UDP_LEN bytes"
-wait_for 60 "ping n1 -> 10.1.0.2" ping_works n1 10.1.0.2
 
 check ip link add sa mtu "$MTU" type veth peer name sb mtu "$MTU"
 check ip link set sa netns s1
@@ -96,6 +136,60 @@ check ip -n s2 link set sb up
 check ip -n s1 addr add 10.3.0.1/24 dev sa
 check ip -n s2 addr add 10.3.0.2/24 dev sb
 wait_for 30 "ping s1 -> 10.3.0.2" ping_works s1 10.3.0.2
+
+# --- the one ruler: counters over a window --------------------------------------
+# Packet rates come from the receiving device's own counter (rxe's
+# rcvd_pkts for raw, the interface's rx_packets for the stack and IPoIB)
+# over a window the script times inside each run, the CPU from
+# /proc/stat's busy ticks over the same window: the tools' own clocks
+# (perftest calibrates one, badly under TCG) are not used for rates.
+# Under `run.sh --icount` the guest's clock counts instructions, and
+# busy ns per packet is instructions per packet.
+WARM=1.5
+WINDOW=$((DURATION - 2))
+((WINDOW >= 2)) || fail "BENCH_DURATION must be 4 s or more"
+TCK=$(getconf CLK_TCK)
+
+# rx_count VARIANT SIDE: packets received so far by side SIDE (0 or 1).
+rx_count() {
+	case $1 in
+	raw) cat "/sys/class/infiniband/rxe$2/ports/1/hw_counters/rcvd_pkts" ;;
+	stack) ip netns exec "s$(($2 + 1))" cat "/sys/class/net/$([[ $2 == 0 ]] && echo sa || echo sb)/statistics/rx_packets" ;;
+	*) ip netns exec "n$(($2 + 1))" cat "/sys/class/net/${IBS[$2]}/statistics/rx_packets" ;;
+	esac
+}
+
+# snap VARIANT SIDE: "time busy_ticks packets", the clock and /proc/stat
+# read by bash itself, so that no fork falls inside the window.
+snap() {
+	local t=$EPOCHREALTIME cpu user nice sys irq sirq steal rest
+	read -r cpu user nice sys _ _ irq sirq steal rest < /proc/stat
+	echo "$t $((user + nice + sys + irq + sirq + steal)) $(rx_count "$1" "$2")"
+}
+
+# window_start PATTERN VARIANT SIDE: in the background, once a process
+# whose command line matches PATTERN runs, WARM s later and WINDOW s after
+# that, snap into /tmp/window. window_end: wait for it and print
+# "pps busy_ns_per_packet".
+window_start() {
+	rm -f /tmp/window
+	(
+		until pgrep -f -- "$1" > /dev/null; do sleep 0.05; done
+		sleep "$WARM"
+		a=$(snap "$2" "$3")
+		sleep "$WINDOW"
+		b=$(snap "$2" "$3")
+		echo "$a $b" > /tmp/window
+	) &
+	WINDOW_PID=$!
+}
+window_end() {
+	wait "$WINDOW_PID" || fail "the measuring window did not complete"
+	[[ -s /tmp/window ]] || fail "no measuring window"
+	awk -v tck="$TCK" '{ dt = $4 - $1; dp = $6 - $3; db = $5 - $2
+		if (dt <= 0 || dp <= 0) { print "0 0"; exit }
+		printf "%.1f %.0f\n", dp / dt, db * 1e9 / tck / dp / npi }' npi="$NS_PER_INSN" /tmp/window
+}
 
 # --- raw verbs -----------------------------------------------------------------
 # perftest server on rxe<rcv> (CPU RX_CPU), client on rxe<snd> (CPU TX_CPU),
@@ -117,22 +211,25 @@ perftest_pair() {
 	wait "$spid" || { rc=$?; cat "$out.server"; fail "$tool server on rxe$rcv exited $rc"; }
 }
 
-# raw_udp ROUND TX RX: ib_send_bw, the receiver's MiB/s as Mbit/s. perftest
-# turns cycles into time with a clock it calibrates; under TCG that
-# sometimes fails and the figure is 0.00: tried again, 3 times at most.
-raw_udp() {
-	local r=$1 snd=$2 rcv=$3 try mbs
-	for try in 1 2 3; do
-		perftest_pair ib_send_bw "$rcv" "$snd" /tmp/bw.log -s 4096 -n "$BW_ITERS"
-		mbs=$(awk '$1 == 4096 && NF >= 5 { print $4 }' /tmp/bw.log.server)
-		[[ -n $mbs ]] || { cat /tmp/bw.log.server; fail "no figure from ib_send_bw"; }
-		if awk -v m="$mbs" 'BEGIN { exit !(m > 0) }'; then
-			sample "$r" raw "udp_$snd$rcv" "$(awk -v m="$mbs" 'BEGIN { printf "%.1f", m * 8 * 1.048576 }')"
-			return 0
-		fi
-		log "ib_send_bw reported 0 MB/s (its clock calibration?), try $try of 3"
-	done
-	fail "ib_send_bw gave no figure in 3 tries"
+# raw_rate ROUND TX RX SIZE METRIC: ib_send_bw for DURATION + 1 s, SIZE
+# bytes a message; the receiver's packet rate over the window (METRIC
+# udp_*: as Mbit/s of IB payload, 4096 B a packet; small_*: kpps).
+raw_rate() {
+	local r=$1 snd=$2 rcv=$3 size=$4 metric=$5 pps cpu
+	window_start "ib_send_bw -c UD -d rxe$snd" raw "$rcv"
+	perftest_pair ib_send_bw "$rcv" "$snd" /tmp/bw.log -s "$size" -D "$((DURATION + 1))"
+	read -r pps cpu < <(window_end)
+	awk -v p="$pps" 'BEGIN { exit !(p > 0) }' || { cat /tmp/bw.log.server; fail "no packets counted for ib_send_bw"; }
+	sample "$r" raw "$metric" "$(rate_figure "$metric" "$pps")"
+}
+
+# rate_figure METRIC PPS: udp_* in Mbit/s of 4096-byte IB payloads,
+# small_* in kpps.
+rate_figure() {
+	case $1 in
+	udp_*) awk -v p="$2" 'BEGIN { printf "%.1f", p * 4096 * 8 / 1e6 }' ;;
+	*) awk -v p="$2" 'BEGIN { printf "%.2f", p / 1000 }' ;;
+	esac
 }
 
 # raw_lat ROUND: ib_send_lat rxe1 -> rxe0 and back, 128 bytes, busy-polling
@@ -156,21 +253,36 @@ raw_lat() {
 # ip_pair VARIANT: the namespaces and addresses of side 1 and side 2.
 ip_pair() {
 	case $1 in
-	ipoib) NS=(n1 n2) ADDR=(10.1.0.1 10.1.0.2) ;;
+	ipoib | cm | before) NS=(n1 n2) ADDR=(10.1.0.1 10.1.0.2) ;;
 	stack) NS=(s1 s2) ADDR=(10.3.0.1 10.3.0.2) ;;
 	esac
 }
 
-# iperf ROUND VARIANT PROTO TX RX: goodput from side TX to side RX; the
-# client pins itself to TX_CPU and the server to RX_CPU (iperf3 -A).
+# iperf ROUND VARIANT KIND TX RX: KIND udp (MTU-sized datagrams), small
+# (64-byte datagrams) or tcp, from side TX to side RX; the client pins
+# itself to TX_CPU and the server to RX_CPU (iperf3 -A). UDP: the
+# receiving interface's packet rate and busy ns per packet over the
+# window; TCP: iperf3's goodput at the receiver.
 iperf() {
-	local r=$1 v=$2 proto=$3 snd=$4 rcv=$5 opts=() mbps
+	local r=$1 v=$2 kind=$3 snd=$4 rcv=$5 opts=() mbps pps cpu metric
 	ip_pair "$v"
-	[[ $proto == udp ]] && opts=(-u -b 0 -l "$UDP_LEN")
+	metric=${kind}_$((snd - 1))$((rcv - 1))
+	case $kind in
+	udp) opts=(-u -b 0 -l "$UDP_LEN") ;;
+	small) opts=(-u -b 0 -l 64) ;;
+	esac
+	[[ $kind == tcp ]] || window_start "iperf3 -c ${ADDR[$((rcv - 1))]}" "$v" "$((rcv - 1))"
 	iperf3_run "${NS[$((rcv - 1))]}" "${ADDR[$((rcv - 1))]}" "${NS[$((snd - 1))]}" \
-		/tmp/iperf.log -t "$DURATION" -O 1 -A "$TX_CPU,$RX_CPU" "${opts[@]}"
-	mbps=$(iperf3_mbps /tmp/iperf.log receiver) || fail "no iperf3 figure"
-	sample "$r" "$v" "${proto}_$((snd - 1))$((rcv - 1))" "$mbps"
+		/tmp/iperf.log -t "$((DURATION + 1))" -O 1 -A "$TX_CPU,$RX_CPU" "${opts[@]}"
+	if [[ $kind == tcp ]]; then
+		mbps=$(iperf3_mbps /tmp/iperf.log receiver) || fail "no iperf3 figure"
+		sample "$r" "$v" "$metric" "$mbps"
+		return
+	fi
+	read -r pps cpu < <(window_end)
+	awk -v p="$pps" 'BEGIN { exit !(p > 0) }' || fail "no packets counted over $v"
+	sample "$r" "$v" "$metric" "$(rate_figure "$metric" "$pps")"
+	sample "$r" "$v" "cpu_$metric" "$cpu"
 }
 
 # pings ROUND VARIANT: round trips from side 2 to side 1, per packet:
@@ -192,19 +304,45 @@ pings() {
 	done
 }
 
+# set_mode MODE: both IPoIB interfaces in datagram or connected mode
+# (RFC 4755: the MTU goes to 65520 and back to the IB MTU's).
+set_mode() {
+	local i
+	for i in 0 1; do
+		check ip -n "n$((i + 1))" link set dev "${IBS[$i]}" type ipoib mode "$1"
+		[[ $1 == connected ]] || check ip -n "n$((i + 1))" link set dev "${IBS[$i]}" mtu "$MTU"
+	done
+	wait_for 60 "ping n2 -> 10.1.0.1 in $1 mode" ping_works n2 10.1.0.1
+}
+
 # variant ROUND VARIANT: every figure of one variant in one round.
 variant() {
 	local r=$1 v=$2
 	kmsg "round $r: $v"
 	case $v in
 	raw)
-		raw_udp "$r" 0 1
-		raw_udp "$r" 1 0
+		raw_rate "$r" 0 1 4096 udp_01
+		raw_rate "$r" 1 0 4096 udp_10
+		raw_rate "$r" 0 1 96 small_01
 		raw_lat "$r"
 		;;
+	cm)
+		use_module "$AFTER"
+		set_mode connected
+		iperf "$r" cm tcp 1 2
+		iperf "$r" cm tcp 2 1
+		set_mode datagram
+		;;
 	*)
+		if [[ $v == before ]]; then use_module "$BEFORE"; else use_module "$AFTER"; fi
+		if [[ $ONLY == cpu ]]; then
+			iperf "$r" "$v" udp 1 2
+			iperf "$r" "$v" small 1 2
+			return
+		fi
 		iperf "$r" "$v" udp 1 2
 		iperf "$r" "$v" udp 2 1
+		iperf "$r" "$v" small 1 2
 		iperf "$r" "$v" tcp 1 2
 		iperf "$r" "$v" tcp 2 1
 		pings "$r" "$v"
@@ -212,12 +350,50 @@ variant() {
 	esac
 }
 
+VARIANTS=(raw stack ipoib cm)
+[[ $ONLY != cpu ]] || VARIANTS=(stack ipoib)
+[[ -z $BEFORE ]] || VARIANTS+=(before)
 for ((r = 1; r <= ROUNDS; r++)); do
-	if ((r % 2)); then order=(raw stack ipoib); else order=(ipoib stack raw); fi
+	order=()
+	for v in "${VARIANTS[@]}"; do
+		if ((r % 2)); then order+=("$v"); else order=("$v" "${order[@]}"); fi
+	done
 	for v in "${order[@]}"; do
 		variant "$r" "$v"
 	done
 done
+
+use_module "$AFTER"
+
+# --- where the CPU goes ------------------------------------------------------------
+# One more UDP run of each size over IPoIB under `perf record -a -e
+# cpu-clock` (a timer: TCG has no PMU), by module and by symbol.
+PROFILE=$VM_OUT/bench-profile.txt
+: > "$PROFILE"
+if command -v perf > /dev/null; then
+	for kind in udp small; do
+		if [[ $kind == udp ]]; then opts=(-u -b 0 -l "$UDP_LEN"); else opts=(-u -b 0 -l 64); fi
+		ns_exec n2 timeout 120 iperf3 -s -1 -p 5201 > /tmp/iperf-prof.server 2>&1 &
+		spid=$!
+		wait_for 30 "the iperf3 server in n2" ns_tcp_listening n2 5201
+		# The client is perf's workload: the samples cover its run.
+		perf record -q -a -e cpu-clock -F 499 -o "/tmp/perf-$kind.data" -- \
+			ip netns exec n1 iperf3 -c 10.1.0.2 -p 5201 -t "$((DURATION + 1))" -O 1 \
+			-A "$TX_CPU,$RX_CPU" "${opts[@]}" > "/tmp/perf-$kind.log" 2>&1 ||
+			{ cat "/tmp/perf-$kind.log"; fail "perf record of iperf3 failed"; }
+		wait "$spid" || { cat /tmp/iperf-prof.server; fail "the iperf3 server for perf failed"; }
+		{
+			echo "=== $kind over IPoIB (n1 -> n2), by module ==="
+			perf report -i "/tmp/perf-$kind.data" --sort dso --stdio 2> /dev/null | grep -v '^#' | grep . | head -12
+			echo "=== $kind over IPoIB, by command and module ==="
+			perf report -i "/tmp/perf-$kind.data" --sort comm,dso --stdio 2> /dev/null | grep -v '^#' | grep . | head -16
+			echo "=== $kind over IPoIB, top symbols ==="
+			perf report -i "/tmp/perf-$kind.data" --sort dso,sym --stdio 2> /dev/null | grep -v '^#' | grep . | head -30
+		} >> "$PROFILE"
+	done
+else
+	echo "perf is not installed: no profile" > "$PROFILE"
+fi
 check_dmesg_clean "the benchmark"
 
 # --- the table -----------------------------------------------------------------
@@ -237,42 +413,80 @@ function stats(key,   i, n, a, lo, hi) {
 	if (!n) return "-"
 	return sprintf("%10.1f %10.1f %10.1f", lo, med(a, n), hi)
 }
-# ratio_med NUM_KEY DEN_KIND METRIC: the median over rounds of NUM / DEN,
-# DEN "raw", "stack" or "ideal" (1 / (1 / raw + 1 / stack) of that round).
-function ratio_med(metric, rawm, den,   i, n, a, x, y) {
+# den(ROUND, KIND, METRIC, RAWM): the denominator of one round: "raw" (raw
+# RAWM), "stack", "ideal" (1 / (1 / raw + 1 / stack)) or "ipoib".
+function den(i, kind, metric, rawm,   x, y) {
+	if (kind == "raw") return s[i, "raw" SUBSEP rawm]
+	if (kind == "stack") return s[i, "stack" SUBSEP metric]
+	if (kind == "ipoib" || kind == "before") return s[i, kind SUBSEP metric]
+	x = s[i, "raw" SUBSEP rawm]; y = s[i, "stack" SUBSEP metric]
+	return (x > 0 && y > 0) ? 1 / (1 / x + 1 / y) : 0
+}
+# ratio(NUMV, METRIC, KIND, RAWM): the median over rounds of NUMV METRIC
+# over den(); R_VAL keeps it as a number ("" when there is none).
+function ratio(numv, metric, kind, rawm,   i, n, a, x, y) {
 	n = 0
 	for (i = 1; i <= rounds; i++) {
-		if (!((i SUBSEP "ipoib" SUBSEP metric) in s)) continue
-		x = s[i, "ipoib" SUBSEP metric]
-		if (den == "raw") y = s[i, "raw" SUBSEP rawm]
-		else if (den == "stack") y = s[i, "stack" SUBSEP metric]
-		else y = 1 / (1 / s[i, "raw" SUBSEP rawm] + 1 / s[i, "stack" SUBSEP metric])
+		if (!((i SUBSEP numv SUBSEP metric) in s)) continue
+		x = s[i, numv SUBSEP metric]; y = den(i, kind, metric, rawm)
 		if (y > 0) a[++n] = x / y
 	}
-	return n ? sprintf("%.2f", med(a, n)) : "-"
+	R_VAL = n ? med(a, n) : ""
+	return n ? sprintf("%.2f", R_VAL) : "-"
+}
+function row(metric, rawm) {
+	printf "%-22s %11s %10s %12s %13s\n", metric, ratio("ipoib", metric, "ideal", rawm),
+		ratio("ipoib", metric, "raw", rawm), ratio("ipoib", metric, "stack", rawm),
+		ratio("ipoib", metric, "before", "")
+}
+# goal(TEXT, VALUE, OP, BOUND)
+function goal(text, v, op, bound,   ok) {
+	if (v == "") { printf "%-48s %8s  %s\n", text, "-", "not measured"; return }
+	ok = (op == ">=") ? (v >= bound) : (v <= bound)
+	printf "%-48s %8.2f  %s\n", text, v, ok ? "met" : "NOT met"
 }
 { s[$1, $2 SUBSEP $3] = $4; seen[$2 SUBSEP $3] = 1 }
 END {
 	printf "%-22s %-6s %10s %10s %10s\n", "figure", "what", "min", "median", "max"
-	split("udp_01 udp_10 tcp_01 tcp_10 rtt_idle_p50 rtt_idle_p99 rtt_b2b_p50 rtt_b2b_p99", m, " ")
-	for (k = 1; k in m; k++) for (vi = 1; vi <= 3; vi++) {
-		v = (vi == 1) ? "raw" : (vi == 2) ? "stack" : "ipoib"
-		key = v SUBSEP m[k]
-		if (key in seen) printf "%-22s %-6s %s\n", m[k], v, stats(key)
+	split("udp_01 udp_10 small_01 tcp_01 tcp_10 cpu_udp_01 cpu_udp_10 cpu_small_01 rtt_idle_p50 rtt_idle_p99 rtt_b2b_p50 rtt_b2b_p99", m, " ")
+	split("raw stack ipoib cm before", vs, " ")
+	for (k = 1; k in m; k++) for (vi = 1; vi in vs; vi++) {
+		key = vs[vi] SUBSEP m[k]
+		if (key in seen) printf "%-22s %-6s %s\n", m[k], vs[vi], stats(key)
 	}
 	print ""
-	printf "%-22s %s\n", "ratio (median of rounds)", "ipoib/ideal  ipoib/raw  ipoib/stack"
-	split("udp_01 udp_10", u, " ")
-	for (k = 1; k in u; k++)
-		printf "%-22s %11s %10s %12s\n", u[k], ratio_med(u[k], u[k], "ideal"), ratio_med(u[k], u[k], "raw"), ratio_med(u[k], u[k], "stack")
+	printf "%-22s %s\n", "ratio (median of rounds)", "ipoib/ideal  ipoib/raw  ipoib/stack ipoib/before"
+	row("udp_01", "udp_01"); row("udp_10", "udp_10"); row("small_01", "small_01")
 	# TCP: the raw ceiling is UD at the same IB payload.
-	printf "%-22s %11s %10s %12s\n", "tcp_01", ratio_med("tcp_01", "udp_01", "ideal"), ratio_med("tcp_01", "udp_01", "raw"), ratio_med("tcp_01", "udp_01", "stack")
-	printf "%-22s %11s %10s %12s\n", "tcp_10", ratio_med("tcp_10", "udp_10", "ideal"), ratio_med("tcp_10", "udp_10", "raw"), ratio_med("tcp_10", "udp_10", "stack")
+	row("tcp_01", "udp_01"); row("tcp_10", "udp_10")
 	# Round trips: IPoIB against raw of the same completion mode.
 	split("rtt_idle_p50 rtt_b2b_p50", l, " ")
 	for (k = 1; k in l; k++)
-		printf "%-22s %11s %10s %12s\n", l[k], "-", ratio_med(l[k], l[k], "raw"), ratio_med(l[k], l[k], "stack")
+		printf "%-22s %11s %10s %12s %13s\n", l[k], "-", ratio("ipoib", l[k], "raw", l[k]),
+			ratio("ipoib", l[k], "stack", l[k]), ratio("ipoib", l[k], "before", "")
+	split("cpu_udp_01 cpu_udp_10 cpu_small_01", c, " ")
+	for (k = 1; k in c; k++)
+		printf "%-22s %11s %10s %12s %13s\n", c[k], "-", "-", ratio("ipoib", c[k], "stack", c[k]),
+			ratio("ipoib", c[k], "before", "")
+	printf "%-22s %11s %10s %12s\n", "cm tcp_01 / datagram", "-", "-", ratio("cm", "tcp_01", "ipoib", "")
+	printf "%-22s %11s %10s %12s\n", "cm tcp_10 / datagram", "-", "-", ratio("cm", "tcp_10", "ipoib", "")
+	print ""
+	print "goals (issue 23), each from this run"
+	split("udp_01 udp_10 tcp_01 tcp_10", g, " ")
+	split("udp_01 udp_10 udp_01 udp_10", gr, " ")
+	for (k = 1; k in g; k++) { ratio("ipoib", g[k], "ideal", gr[k]); goal("efficiency " g[k] " (ipoib/ideal) >= 0.90", R_VAL, ">=", 0.9) }
+	ratio("ipoib", "small_01", "ideal", "small_01"); goal("64-byte rate (ipoib/ideal) >= 0.80", R_VAL, ">=", 0.8)
+	ratio("ipoib", "rtt_idle_p50", "raw", "rtt_idle_p50"); goal("idle RTT p50 (ipoib/raw, events) <= 1.5", R_VAL, "<=", 1.5)
+	ratio("ipoib", "rtt_b2b_p50", "raw", "rtt_b2b_p50"); goal("b2b RTT p50 (ipoib/raw, busy) <= 1.5", R_VAL, "<=", 1.5)
+	ratio("cm", "tcp_01", "ipoib", ""); goal("connected TCP 01 / datagram TCP >= 1.5", R_VAL, ">=", 1.5)
+	ratio("cm", "tcp_10", "ipoib", ""); goal("connected TCP 10 / datagram TCP >= 1.5", R_VAL, ">=", 1.5)
+	# Against 7312acf when BENCH_BEFORE is its build (vm-bench-cpu).
+	ratio("ipoib", "cpu_udp_01", "before", ""); goal("CPU per 4 KiB UDP packet / before <= 0.70", R_VAL, "<=", 0.7)
+	ratio("ipoib", "cpu_small_01", "before", ""); goal("CPU per 64-byte UDP packet / before <= 0.70", R_VAL, "<=", 0.7)
 }' "$SAMPLES" > "$TABLE" || fail "the table could not be made"
 unload_ipoib
-echo "--- bench: $ROUNDS rounds of $DURATION s, Mbit/s and us (udp_01: side 1 -> side 2) ---"
+echo "--- bench: $ROUNDS rounds, windows of $WINDOW s; Mbit/s, kpps, ns, us (udp_01: side 1 -> side 2) ---"
+[[ $NS_PER_INSN == 1 ]] || echo "--- (-icount: cpu_* in guest instructions per packet, $NS_PER_INSN ns each) ---"
 cat "$TABLE"
+echo "--- where the CPU goes (perf, cpu-clock) ---"
+cat "$PROFILE"
