@@ -22,6 +22,8 @@
 
 #include "ipoib_core.h"
 
+struct page_pool;
+
 #define IPN_DRV_NAME "ipoib_ng"
 
 /*
@@ -108,6 +110,12 @@ enum {
 	IPN_RX_RESERVE = IPN_PSEUDO_LEN,	/* headroom before the GRH */
 	IPN_MAX_IB_MTU = 4096,
 	IPN_RX_BUF = IB_GRH_BYTES + IPN_MAX_IB_MTU,
+	/*
+	 * SGE 0 of a receive: the GRH area and the headers, or all of a
+	 * small frame (an ACK, a ping, a 64-byte datagram), copied out so
+	 * that SGE 1's page goes back to the device untouched (rx.c).
+	 */
+	IPN_RX_HEAD = 256,
 	IPN_MAX_TX_SGE = 1 + MAX_SKB_FRAGS,
 	IPN_WC_BATCH = 16,
 };
@@ -564,8 +572,9 @@ struct ipn_tx_slot {
 };
 
 struct ipn_rx_slot {
-	struct sk_buff *skb;
-	u64 mapping;
+	struct page *page;	/* SGE 1: the rest of a datagram (rx_pool) */
+	u64 page_addr;
+	bool posted;		/* the device's until it completes */
 };
 
 /*
@@ -615,6 +624,10 @@ struct ipn_priv {
 	struct napi_struct rx_napi;
 	struct napi_struct tx_napi;
 	struct ipn_rx_slot *rx_ring;
+	struct page_pool *rx_pool;	/* SGE 1 pages, recycled by the stack */
+	struct page **rx_head_pages;	/* SGE 0 of every slot, IPN_RX_HEAD each */
+	u64 *rx_head_addr;		/* their DMA addresses, a page each */
+	unsigned int rx_heads;		/* pages in those two arrays */
 	struct ipn_tx_slot *tx_ring;
 	/* Completion batches: owned by the NAPI context (or by teardown, NAPI off). */
 	struct ib_wc rx_wc[IPN_WC_BATCH];

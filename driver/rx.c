@@ -2,77 +2,144 @@
 /*
  * rx.c - the receive ring and RX NAPI.
  *
- * Each buffer holds the 40-byte GRH area (RoCE: the IP header) followed
- * by the datagram; IPN_RX_RESERVE bytes of headroom let the 20-byte
- * pseudo header (the sender's address) be written in front of the IPoIB
- * header once the GIDs have been read out of the GRH area.
+ * Every receive has two SGEs: a head of IPN_RX_HEAD bytes (16 of them in
+ * a page mapped once for the ring) and a page from the ring's page pool.
+ * The device writes the 40-byte GRH area (RoCE: the IP header) and then
+ * the datagram across them. A frame that fits the head (an ACK, a ping,
+ * ARP, a small datagram) is copied out of it into a small skb, and both
+ * SGEs go back to the device as they were. A larger one gets its head
+ * copied likewise and the page attached as a fragment; the stack gives
+ * the page back to the pool when it frees the skb, and the slot takes a
+ * recycled one. So no received frame costs a page allocation, a zeroed
+ * buffer (init_on_alloc) or 8 KiB of socket memory, as a fresh 4 KiB skb
+ * each did (issue 23, performance review s6 item 1).
  */
 #include <linux/slab.h>
+#include IPN_PAGE_POOL_H
 #include "ipoib_ng.h"
 
-static int ipn_rx_alloc(struct ipn_priv *priv, struct ipn_rx_slot *slot,
-			gfp_t gfp)
+#define IPN_RX_HEADS_PER_PAGE (PAGE_SIZE / IPN_RX_HEAD)
+static_assert(IPN_RX_HEAD + PAGE_SIZE >= IPN_RX_BUF);
+static_assert(IB_GRH_BYTES + IPC_HDR_LEN <= IPN_RX_HEAD);
+
+static void *ipn_rx_head(struct ipn_priv *priv, unsigned int i)
 {
-	struct sk_buff *skb;
+	return page_address(priv->rx_head_pages[i / IPN_RX_HEADS_PER_PAGE]) +
+	       (i % IPN_RX_HEADS_PER_PAGE) * IPN_RX_HEAD;
+}
+
+static u64 ipn_rx_head_addr(struct ipn_priv *priv, unsigned int i)
+{
+	return priv->rx_head_addr[i / IPN_RX_HEADS_PER_PAGE] +
+	       (i % IPN_RX_HEADS_PER_PAGE) * IPN_RX_HEAD;
+}
+
+/* A page from the pool for slot's SGE 1, mapped for the device. */
+static int ipn_rx_page(struct ipn_priv *priv, struct ipn_rx_slot *slot,
+		       gfp_t gfp)
+{
+	struct page *page = page_pool_alloc_pages(priv->rx_pool, gfp);
 	u64 addr;
 
-	skb = __netdev_alloc_skb(priv->dev, IPN_RX_BUF + IPN_RX_RESERVE, gfp);
-	if (!skb)
+	if (!page)
 		return -ENOMEM;
-	skb_reserve(skb, IPN_RX_RESERVE);
-	addr = ib_dma_map_single(priv->ca, skb->data, IPN_RX_BUF,
-				 DMA_FROM_DEVICE);
+	addr = ib_dma_map_page(priv->ca, page, 0, PAGE_SIZE, DMA_FROM_DEVICE);
 	if (ib_dma_mapping_error(priv->ca, addr)) {
-		dev_kfree_skb_any(skb);
+		page_pool_put_full_page(priv->rx_pool, page, false);
 		return -EIO;
 	}
-	slot->skb = skb;
-	slot->mapping = addr;
+	slot->page = page;
+	slot->page_addr = addr;
 	return 0;
+}
+
+static void ipn_rx_page_unmap(struct ipn_priv *priv, struct ipn_rx_slot *slot)
+{
+	ib_dma_unmap_page(priv->ca, slot->page_addr, PAGE_SIZE,
+			  DMA_FROM_DEVICE);
 }
 
 static int ipn_rx_post(struct ipn_priv *priv, unsigned int i)
 {
 	struct ipn_rx_slot *slot = &priv->rx_ring[i];
-	struct ib_sge sge = {
-		.addr = slot->mapping,
-		.length = IPN_RX_BUF,
-		.lkey = priv->pd->local_dma_lkey,
+	struct ib_sge sge[2] = {
+		{
+			.addr = ipn_rx_head_addr(priv, i),
+			.length = IPN_RX_HEAD,
+			.lkey = priv->pd->local_dma_lkey,
+		}, {
+			.addr = slot->page_addr,
+			.length = PAGE_SIZE,
+			.lkey = priv->pd->local_dma_lkey,
+		},
 	};
 	struct ib_recv_wr wr = {
 		.wr_id = i,
-		.sg_list = &sge,
-		.num_sge = 1,
+		.sg_list = sge,
+		.num_sge = ARRAY_SIZE(sge),
 	};
+	int ret;
 
 	if (ipn_kunit_rx_post_fails(priv))
 		return -EIO;
-	return ib_post_recv(priv->qp, &wr, NULL);
-}
-
-static void ipn_rx_unmap(struct ipn_priv *priv, struct ipn_rx_slot *slot)
-{
-	ib_dma_unmap_single(priv->ca, slot->mapping, IPN_RX_BUF,
-			    DMA_FROM_DEVICE);
+	ib_dma_sync_single_for_device(priv->ca, sge[0].addr, IPN_RX_HEAD,
+				      DMA_FROM_DEVICE);
+	ret = ib_post_recv(priv->qp, &wr, NULL);
+	if (!ret)
+		slot->posted = true;
+	return ret;
 }
 
 int ipn_rx_ring_init(struct ipn_priv *priv)
 {
-	unsigned int i;
+	unsigned int i, heads = DIV_ROUND_UP(priv->rx_size,
+					    IPN_RX_HEADS_PER_PAGE);
+	struct page_pool_params pp = {
+		.pool_size = priv->rx_size,
+		.nid = NUMA_NO_NODE,
+		.dma_dir = DMA_FROM_DEVICE,
+	};
 	int ret;
 
+	/* On failure the caller flushes the QP and ipn_rx_ring_free()s. */
 	priv->rx_ring = kcalloc(priv->rx_size, sizeof(*priv->rx_ring),
 				GFP_KERNEL);
-	if (!priv->rx_ring)
+	priv->rx_head_pages = kcalloc(heads, sizeof(*priv->rx_head_pages),
+				      GFP_KERNEL);
+	priv->rx_head_addr = kcalloc(heads, sizeof(*priv->rx_head_addr),
+				     GFP_KERNEL);
+	if (!priv->rx_ring || !priv->rx_head_pages || !priv->rx_head_addr)
 		return -ENOMEM;
+	priv->rx_heads = heads;
+	for (i = 0; i < heads; i++) {
+		struct page *page = alloc_page(GFP_KERNEL);
+		u64 addr;
+
+		if (!page)
+			return -ENOMEM;
+		addr = ib_dma_map_page(priv->ca, page, 0, PAGE_SIZE,
+				       DMA_FROM_DEVICE);
+		if (ib_dma_mapping_error(priv->ca, addr)) {
+			__free_page(page);
+			return -EIO;
+		}
+		priv->rx_head_pages[i] = page;
+		priv->rx_head_addr[i] = addr;
+	}
+	priv->rx_pool = page_pool_create(&pp);
+	if (IS_ERR(priv->rx_pool)) {
+		ret = PTR_ERR(priv->rx_pool);
+		priv->rx_pool = NULL;
+		return ret;
+	}
 	for (i = 0; i < priv->rx_size; i++) {
-		ret = ipn_rx_alloc(priv, &priv->rx_ring[i], GFP_KERNEL);
+		ret = ipn_rx_page(priv, &priv->rx_ring[i], GFP_KERNEL);
 		if (!ret)
 			ret = ipn_rx_post(priv, i);
 		if (ret) {
 			netdev_warn(priv->dev, "cannot post receive buffer %u: %d\n",
 				    i, ret);
-			return ret;	/* the caller flushes the QP and frees */
+			return ret;
 		}
 	}
 	return 0;
@@ -101,9 +168,10 @@ static int ipn_rx_net_type(struct ipn_priv *priv, const struct ib_wc *wc,
 
 /*
  * One received datagram: skb holds the GRH area and the datagram (wc's
- * byte_len). Returns it ready for the stack (sender's address as the
- * hardware header, protocol, pkt_type, RFC 4391 s6/s9.1.1), or NULL when
- * it was dropped and counted.
+ * byte_len), at least the GRH area in its linear part. Returns it ready
+ * for the stack (sender's address as the hardware header, protocol,
+ * pkt_type, RFC 4391 s6/s9.1.1), or NULL when it was dropped and
+ * counted.
  */
 IPN_TESTABLE struct sk_buff *ipn_rx_frame(struct ipn_priv *priv,
 					  struct sk_buff *skb,
@@ -130,7 +198,16 @@ IPN_TESTABLE struct sk_buff *ipn_rx_frame(struct ipn_priv *priv,
 	skb_pull(skb, IB_GRH_BYTES);
 
 	reason = ipc_rx_classify(&priv->ifid, sgid, dgid, wc->src_qp,
-				 skb->data, skb->len, &v);
+				 skb->data, skb_headlen(skb), &v);
+	/*
+	 * The core reads past the head only for a frame whose ARP/ND
+	 * payload goes on in the page (rare): all of it, again.
+	 */
+	if (unlikely(reason == IPC_R_TRUNCATED &&
+		     skb_headlen(skb) < skb->len) &&
+	    pskb_may_pull(skb, skb->len))
+		reason = ipc_rx_classify(&priv->ifid, sgid, dgid, wc->src_qp,
+					 skb->data, skb->len, &v);
 	if (unlikely(reason != IPC_R_OK)) {
 		if (reason == IPC_R_LOOPBACK) {
 			/* Our own multicast: expected, not an error. */
@@ -186,11 +263,13 @@ static void ipn_rx_one(struct ipn_priv *priv, struct ib_wc *wc, bool drain)
 {
 	unsigned int i = wc->wr_id & (priv->rx_size - 1);
 	struct ipn_rx_slot *slot = &priv->rx_ring[i];
-	struct sk_buff *skb = slot->skb;
+	unsigned int len = wc->byte_len;
 	struct ipn_rx_slot fresh;
+	struct sk_buff *skb;
 
-	if (unlikely(!skb))
+	if (unlikely(!slot->posted))
 		return;
+	slot->posted = false;
 	if (unlikely(wc->status != IB_WC_SUCCESS || drain)) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR && !drain) {
 			netdev_dbg(priv->dev, "rx completion error %d\n",
@@ -199,42 +278,58 @@ static void ipn_rx_one(struct ipn_priv *priv, struct ib_wc *wc, bool drain)
 		}
 		/*
 		 * An error or a flush outside a drain: the QP is in ERR
-		 * (review M5). Its buffers come back flushed; the restart
-		 * posts the ring again.
+		 * (review M5). Its buffers come back flushed; the slot keeps
+		 * its page, the restart frees the ring and posts a new one.
 		 */
 		if (!drain)
 			ipn_qp_failed(priv);
-		ipn_rx_unmap(priv, slot);
-		dev_kfree_skb_any(skb);
-		slot->skb = NULL;
 		return;
 	}
 
 	/*
-	 * Refill first: on failure the old buffer goes back, data dropped.
+	 * A new skb, and for a frame longer than the head a page for the
+	 * slot, before anything is handed on: short of either, the frame
+	 * is dropped and the slot goes back as it was.
+	 */
+	ib_dma_sync_single_for_cpu(priv->ca, ipn_rx_head_addr(priv, i),
+				   IPN_RX_HEAD, DMA_FROM_DEVICE);
+	skb = napi_alloc_skb(&priv->rx_napi, min_t(unsigned int, len, IPN_RX_HEAD));
+	if (unlikely(!skb)) {
+		ipn_inc(priv, rx_dropped);
+		goto repost;
+	}
+	if (unlikely(len > IPN_RX_BUF)) {	/* more than the SGEs hold */
+		dev_kfree_skb_any(skb);
+		ipn_inc(priv, rx_errors);
+		skb = NULL;
+		goto repost;
+	}
+	if (len <= IPN_RX_HEAD) {
+		skb_put_data(skb, ipn_rx_head(priv, i), len);
+		goto repost;
+	}
+	if (unlikely(ipn_rx_page(priv, &fresh, GFP_ATOMIC))) {
+		dev_kfree_skb_any(skb);
+		ipn_inc(priv, rx_dropped);
+		skb = NULL;
+		goto repost;
+	}
+	skb_put_data(skb, ipn_rx_head(priv, i), IPN_RX_HEAD);
+	ipn_rx_page_unmap(priv, slot);
+	skb_add_rx_frag(skb, 0, slot->page, 0, len - IPN_RX_HEAD, PAGE_SIZE);
+	skb_mark_for_recycle(skb);
+	slot->page = fresh.page;
+	slot->page_addr = fresh.page_addr;
+
+repost:
+	/*
 	 * A post that fails leaves the ring a slot short for good: only a
 	 * QP that is not in RTS refuses one, so restart (review M5).
 	 */
-	if (unlikely(ipn_rx_alloc(priv, &fresh, GFP_ATOMIC))) {
-		ipn_inc(priv, rx_dropped);
-		if (ipn_rx_post(priv, i)) {
-			ipn_rx_unmap(priv, slot);
-			dev_kfree_skb_any(skb);
-			slot->skb = NULL;
-			ipn_qp_failed(priv);
-		}
-		return;
-	}
-	ipn_rx_unmap(priv, slot);
-	*slot = fresh;
-	if (ipn_rx_post(priv, i)) {
-		ipn_rx_unmap(priv, slot);
-		dev_kfree_skb_any(slot->skb);
-		slot->skb = NULL;
+	if (unlikely(ipn_rx_post(priv, i)))
 		ipn_qp_failed(priv);
-	}
-
-	skb_put(skb, wc->byte_len);
+	if (!skb)
+		return;
 	skb = ipn_rx_frame(priv, skb, wc);
 	if (!skb)
 		return;
@@ -274,7 +369,8 @@ void ipn_rx_comp(struct ib_cq *cq, void *ctx)
 
 /*
  * After the QP went to ERR: reap the flushed buffers (NAPI is off), then
- * free whatever the device never returned.
+ * free whatever the device never returned, the pool and the heads. Also
+ * undoes a ring_init that stopped half-way.
  */
 void ipn_rx_ring_free(struct ipn_priv *priv)
 {
@@ -283,29 +379,48 @@ void ipn_rx_ring_free(struct ipn_priv *priv)
 	unsigned int i, live;
 	int n, k;
 
-	if (!priv->rx_ring)
-		return;
-	do {
-		while ((n = ib_poll_cq(priv->recv_cq, IPN_WC_BATCH, wc)) > 0)
-			for (k = 0; k < n; k++)
-				ipn_rx_one(priv, &wc[k], true);
-		live = 0;
-		for (i = 0; i < priv->rx_size; i++)
-			live += !!priv->rx_ring[i].skb;
-		if (!live)
-			break;
-		usleep_range(1000, 2000);
-	} while (time_before(jiffies, end));
+	if (priv->rx_ring) {
+		do {
+			while ((n = ib_poll_cq(priv->recv_cq, IPN_WC_BATCH,
+					       wc)) > 0)
+				for (k = 0; k < n; k++)
+					ipn_rx_one(priv, &wc[k], true);
+			live = 0;
+			for (i = 0; i < priv->rx_size; i++)
+				live += priv->rx_ring[i].posted;
+			if (!live)
+				break;
+			usleep_range(1000, 2000);
+		} while (time_before(jiffies, end));
 
-	for (i = 0; i < priv->rx_size; i++) {
-		struct ipn_rx_slot *slot = &priv->rx_ring[i];
+		for (i = 0; i < priv->rx_size; i++) {
+			struct ipn_rx_slot *slot = &priv->rx_ring[i];
 
-		if (!slot->skb)
-			continue;
-		ipn_rx_unmap(priv, slot);
-		dev_kfree_skb_any(slot->skb);
-		slot->skb = NULL;
+			if (!slot->page)
+				continue;
+			ipn_rx_page_unmap(priv, slot);
+			page_pool_put_full_page(priv->rx_pool, slot->page,
+						false);
+			slot->page = NULL;
+			slot->posted = false;
+		}
+		kfree(priv->rx_ring);
+		priv->rx_ring = NULL;
 	}
-	kfree(priv->rx_ring);
-	priv->rx_ring = NULL;
+	/* Pages still in skbs come back to the pool later; it waits. */
+	if (priv->rx_pool)
+		page_pool_destroy(priv->rx_pool);
+	priv->rx_pool = NULL;
+	for (i = 0; priv->rx_head_pages && i < priv->rx_heads; i++) {
+		if (!priv->rx_head_pages[i])
+			continue;
+		ib_dma_unmap_page(priv->ca, priv->rx_head_addr[i], PAGE_SIZE,
+				  DMA_FROM_DEVICE);
+		__free_page(priv->rx_head_pages[i]);
+	}
+	kfree(priv->rx_head_pages);
+	kfree(priv->rx_head_addr);
+	priv->rx_head_pages = NULL;
+	priv->rx_head_addr = NULL;
+	priv->rx_heads = 0;
 }

@@ -65,7 +65,7 @@ int ipn_verbs_create(struct ipn_priv *priv)
 	qp_attr.cap.max_send_wr = priv->tx_size;
 	qp_attr.cap.max_recv_wr = priv->rx_size;
 	qp_attr.cap.max_send_sge = priv->max_sge;
-	qp_attr.cap.max_recv_sge = 1;
+	qp_attr.cap.max_recv_sge = 2;	/* head and page (rx.c) */
 	qp_attr.sq_sig_type = IB_SIGNAL_ALL_WR;
 	qp_attr.qp_type = IB_QPT_UD;
 	qp_attr.event_handler = ipn_qp_event;

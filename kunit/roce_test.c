@@ -418,7 +418,7 @@ static void roce_set_address(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, p.sgid_index, index);
 }
 
-/* The UD QP's state, and how many receive slots hold a buffer. */
+/* The UD QP's state, and how many receive slots are posted. */
 static int kt_roce_qp(struct ipn_priv *priv, unsigned int *posted)
 {
 	struct ib_qp_init_attr init;
@@ -429,7 +429,7 @@ static int kt_roce_qp(struct ipn_priv *priv, unsigned int *posted)
 	rtnl_lock();
 	ret = ib_query_qp(priv->qp, &attr, IB_QP_STATE, &init);
 	for (i = 0; priv->rx_ring && i < priv->rx_size; i++)
-		n += !!priv->rx_ring[i].skb;
+		n += READ_ONCE(priv->rx_ring[i].posted);
 	rtnl_unlock();
 	*posted = n;
 	return ret ? ret : attr.qp_state;

@@ -470,6 +470,71 @@ static void shim_rx_resolution(struct kunit *test)
 }
 
 /*
+ * skb as the receive ring hands a long frame on (rx.c): its first head
+ * bytes in the linear part, the rest in a page fragment. Frees skb.
+ */
+static struct sk_buff *kt_rx_paged(struct kunit *test, struct sk_buff *skb,
+				   unsigned int head)
+{
+	struct sk_buff *paged = alloc_skb(IPN_RX_RESERVE + head, GFP_KERNEL);
+	struct page *page = alloc_page(GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, paged);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	KUNIT_ASSERT_GT(test, skb->len, head);
+	skb_reserve(paged, IPN_RX_RESERVE);
+	skb_put_data(paged, skb->data, head);
+	memcpy(page_address(page), skb->data + head, skb->len - head);
+	skb_add_rx_frag(paged, 0, page, 0, skb->len - head, PAGE_SIZE);
+	kfree_skb(skb);
+	return paged;
+}
+
+/*
+ * A frame whose ND option lies in the page, past the head the ring
+ * copied: classified on all of it (the core reads past the head only
+ * when it must), a good option delivered, the broadcast address as the
+ * option still dropped under IPC_R_BAD_ADDR. An ARP split inside its
+ * sender address likewise.
+ */
+static void shim_rx_frame_paged(struct kunit *test)
+{
+	struct ipn_priv *priv = kt_rx_priv(test, false);
+	struct net_device *dev = priv->dev;
+	/* GRH area, IPoIB header, IPv6 header, 20 of the NS's 24 bytes. */
+	unsigned int head = IB_GRH_BYTES + IPC_HDR_LEN + 40 + 20, len;
+	u8 peer[IPC_ADDR_LEN] = { 0, 0, 0, 0x22 };
+	struct sk_buff *ns, *arp, *skb;
+	struct ib_wc wc;
+
+	memcpy(peer + 4, kt_peer_gid, 16);
+	dev_addr_set(dev, peer);
+	ns = kt_ns(test, dev, peer);
+	skb = kt_rx_paged(test, kt_rx_copy(test, ETH_P_IPV6, ns, &len), head);
+	KUNIT_EXPECT_EQ(test, skb_headlen(skb), head);
+	wc = kt_wc(0x22, IB_GRH_BYTES + IPC_HDR_LEN + len);
+	kt_rx_expect(test, ipn_rx_frame(priv, skb, &wc), ETH_P_IPV6,
+		     PACKET_HOST, 0x22, kt_peer_gid, len);
+	kfree_skb(ns);
+	ns = kt_ns(test, dev, dev->broadcast);
+	skb = kt_rx_paged(test, kt_rx_copy(test, ETH_P_IPV6, ns, &len), head);
+	KUNIT_EXPECT_NULL(test, ipn_rx_frame(priv, skb, &wc));
+	KUNIT_EXPECT_EQ(test, ipn_stat_drop(priv, IPC_R_BAD_ADDR), 1u);
+	kfree_skb(ns);
+
+	arp = arp_create(ARPOP_REQUEST, ETH_P_ARP, htonl(0x0a000001), dev,
+			 htonl(0x0a000002), dev->broadcast, peer, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, arp);
+	skb = kt_rx_paged(test, kt_rx_copy(test, ETH_P_ARP, arp, &len),
+			  IB_GRH_BYTES + IPC_HDR_LEN + 16);
+	wc = kt_wc(0x22, IB_GRH_BYTES + IPC_HDR_LEN + len);
+	kt_rx_expect(test, ipn_rx_frame(priv, skb, &wc), ETH_P_ARP,
+		     PACKET_HOST, 0x22, kt_peer_gid, len);
+	kfree_skb(arp);
+	KUNIT_EXPECT_EQ(test, ipn_stat_drop(priv, IPC_R_TRUNCATED), 0u);
+}
+
+/*
  * ethtool's speed of an InfiniBand port from its attributes: every width
  * times every speed the kernel names, NDR's 100 and XDR's 200 Gb/s lanes
  * included, and SPEED_UNKNOWN for what it does not name.
@@ -808,6 +873,7 @@ static struct kunit_case ipn_shim_cases[] = {
 	KUNIT_CASE(shim_rx_frame),
 	KUNIT_CASE(shim_rx_frame_roce_ipv4),
 	KUNIT_CASE(shim_rx_resolution),
+	KUNIT_CASE(shim_rx_frame_paged),
 	KUNIT_CASE(shim_ib_link_speed),
 	KUNIT_CASE(shim_ports_param),
 	KUNIT_CASE(shim_sriov_ops),
