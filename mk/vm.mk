@@ -50,8 +50,8 @@ vm-demo: module
 
 # Prints the "bench:" summary (also in build/vm/bench/bench.txt).
 vm-bench: module
-	$(if $(BENCH_BASE),BENCH_BEFORE=$$($(CURDIR)/scripts/module-at.sh $(BENCH_BASE) \
-		$(CURDIR)/build/bench-base)) \
+	$(if $(BENCH_BASE),before=$$($(CURDIR)/scripts/module-at.sh $(BENCH_BASE) \
+		$(CURDIR)/build/bench-base) && export BENCH_BEFORE=$$before && ) \
 	$(VM_RUN) --timeout 3600 --module $(CURDIR)/ipoib_ng.ko bench && \
 		cat $(CURDIR)/build/vm/bench/bench.txt
 
@@ -60,10 +60,11 @@ vm-bench: module
 # fewer instructions per guest second than shift 0, as many per packet).
 # QEMU 7.2's -icount does not boot an SMP guest (the boot CPU waits for
 # the second, which its round-robin never runs), so one vCPU. The CPU
-# figures only (BENCH_ONLY=cpu), 3 rounds, about 25 minutes.
+# figures only (BENCH_ONLY=cpu), 3 rounds, about 7 minutes.
 vm-bench-cpu: module
-	BENCH_BEFORE=$$($(CURDIR)/scripts/module-at.sh $(BENCH_CPU_BASE) \
-		$(CURDIR)/build/bench-base) BENCH_ROUNDS=$${BENCH_ROUNDS:-3} \
+	before=$$($(CURDIR)/scripts/module-at.sh $(BENCH_CPU_BASE) \
+		$(CURDIR)/build/bench-base) && \
+	BENCH_BEFORE=$$before BENCH_ROUNDS=$${BENCH_ROUNDS:-3} \
 	BENCH_ONLY=cpu BENCH_NS_PER_INSN=4 \
 	$(CURDIR)/tests/vm/run.sh --out $(CURDIR)/build/vm-icount --icount 2 --smp 1 \
 		--timeout 5400 --module $(CURDIR)/ipoib_ng.ko $(VM_FLAGS) bench && \
