@@ -878,6 +878,8 @@ void ipn_am_ib_stop(struct ipn_priv *priv);
 int ipn_am_ib_send(struct ipn_priv *priv, const u8 *mad);
 
 /* rx.c */
+int ipn_rx_page_map(struct ipn_priv *priv, gfp_t gfp, struct page **page,
+		    u64 *addr);
 int ipn_rx_ring_init(struct ipn_priv *priv);
 void ipn_rx_ring_free(struct ipn_priv *priv);
 int ipn_rx_poll(struct napi_struct *napi, int budget);

@@ -34,6 +34,23 @@ static u64 ipn_rx_head_addr(struct ipn_priv *priv, unsigned int i)
 	       (i % IPN_RX_HEADS_PER_PAGE) * IPN_RX_HEAD;
 }
 
+/* A page of its own (not the pool's), mapped for the device to write. */
+int ipn_rx_page_map(struct ipn_priv *priv, gfp_t gfp, struct page **page,
+		    u64 *addr)
+{
+	*page = alloc_page(gfp);
+	if (!*page)
+		return -ENOMEM;
+	*addr = ib_dma_map_page(priv->ca, *page, 0, PAGE_SIZE,
+				DMA_FROM_DEVICE);
+	if (ib_dma_mapping_error(priv->ca, *addr)) {
+		__free_page(*page);
+		*page = NULL;
+		return -EIO;
+	}
+	return 0;
+}
+
 /* A page from the pool for slot's SGE 1, mapped for the device. */
 static int ipn_rx_page(struct ipn_priv *priv, struct ipn_rx_slot *slot,
 		       gfp_t gfp)
@@ -112,19 +129,10 @@ int ipn_rx_ring_init(struct ipn_priv *priv)
 		return -ENOMEM;
 	priv->rx_heads = heads;
 	for (i = 0; i < heads; i++) {
-		struct page *page = alloc_page(GFP_KERNEL);
-		u64 addr;
-
-		if (!page)
-			return -ENOMEM;
-		addr = ib_dma_map_page(priv->ca, page, 0, PAGE_SIZE,
-				       DMA_FROM_DEVICE);
-		if (ib_dma_mapping_error(priv->ca, addr)) {
-			__free_page(page);
-			return -EIO;
-		}
-		priv->rx_head_pages[i] = page;
-		priv->rx_head_addr[i] = addr;
+		ret = ipn_rx_page_map(priv, GFP_KERNEL, &priv->rx_head_pages[i],
+				      &priv->rx_head_addr[i]);
+		if (ret)
+			return ret;
 	}
 	priv->rx_pool = page_pool_create(&pp);
 	if (IS_ERR(priv->rx_pool)) {

@@ -29,21 +29,12 @@ static int ipn_srq_fill(struct ipn_priv *priv, struct ipn_srq_slot *s,
 			unsigned int from, gfp_t gfp)
 {
 	unsigned int i;
+	int ret;
 
 	for (i = from; i < priv->cm_pages; i++) {
-		struct page *page = alloc_page(gfp);
-		u64 addr;
-
-		if (!page)
-			return -ENOMEM;
-		addr = ib_dma_map_page(priv->ca, page, 0, PAGE_SIZE,
-				       DMA_FROM_DEVICE);
-		if (ib_dma_mapping_error(priv->ca, addr)) {
-			__free_page(page);
-			return -EIO;
-		}
-		s->pages[i] = page;
-		s->mapping[i] = addr;
+		ret = ipn_rx_page_map(priv, gfp, &s->pages[i], &s->mapping[i]);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
