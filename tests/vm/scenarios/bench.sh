@@ -63,8 +63,9 @@
 
 ROUNDS=${BENCH_ROUNDS:-5}
 # BENCH_ONLY=cpu: the CPU figures only (4 KiB and 64-byte UDP, stack and
-# IPoIB), for vm-bench-cpu. BENCH_NS_PER_INSN: under -icount shift=N,
-# 2^N: CPU figures are then given in guest instructions.
+# IPoIB), for vm-bench-cpu; BENCH_ONLY=cm: connected mode's TCP only,
+# against BENCH_BEFORE's (variant cm_before). BENCH_NS_PER_INSN: under
+# -icount shift=N, 2^N: CPU figures are then given in guest instructions.
 ONLY=${BENCH_ONLY:-}
 NS_PER_INSN=${BENCH_NS_PER_INSN:-1}
 DURATION=${BENCH_DURATION:-6}
@@ -253,7 +254,7 @@ raw_lat() {
 # ip_pair VARIANT: the namespaces and addresses of side 1 and side 2.
 ip_pair() {
 	case $1 in
-	ipoib | cm | before) NS=(n1 n2) ADDR=(10.1.0.1 10.1.0.2) ;;
+	ipoib | cm | before | cm_before) NS=(n1 n2) ADDR=(10.1.0.1 10.1.0.2) ;;
 	stack) NS=(s1 s2) ADDR=(10.3.0.1 10.3.0.2) ;;
 	esac
 }
@@ -326,11 +327,11 @@ variant() {
 		raw_rate "$r" 0 1 96 small_01
 		raw_lat "$r"
 		;;
-	cm)
-		use_module "$AFTER"
+	cm | cm_before)
+		if [[ $v == cm ]]; then use_module "$AFTER"; else use_module "$BEFORE"; fi
 		set_mode connected
-		iperf "$r" cm tcp 1 2
-		iperf "$r" cm tcp 2 1
+		iperf "$r" "$v" tcp 1 2
+		iperf "$r" "$v" tcp 2 1
 		set_mode datagram
 		;;
 	*)
@@ -352,7 +353,12 @@ variant() {
 
 VARIANTS=(raw stack ipoib cm)
 [[ $ONLY != cpu ]] || VARIANTS=(stack ipoib)
-[[ -z $BEFORE ]] || VARIANTS+=(before)
+if [[ $ONLY == cm ]]; then
+	[[ -n $BEFORE ]] || fail "BENCH_ONLY=cm compares with BENCH_BEFORE: none given"
+	VARIANTS=(cm cm_before)
+elif [[ -n $BEFORE ]]; then
+	VARIANTS+=(before)
+fi
 for ((r = 1; r <= ROUNDS; r++)); do
 	order=()
 	for v in "${VARIANTS[@]}"; do
@@ -388,7 +394,7 @@ function stats(key,   i, n, a, lo, hi) {
 function den(i, kind, metric, rawm,   x, y) {
 	if (kind == "raw") return s[i, "raw" SUBSEP rawm]
 	if (kind == "stack") return s[i, "stack" SUBSEP metric]
-	if (kind == "ipoib" || kind == "before") return s[i, kind SUBSEP metric]
+	if (kind == "ipoib" || kind == "before" || kind == "cm_before") return s[i, kind SUBSEP metric]
 	x = s[i, "raw" SUBSEP rawm]; y = s[i, "stack" SUBSEP metric]
 	return (x > 0 && y > 0) ? 1 / (1 / x + 1 / y) : 0
 }
@@ -419,7 +425,7 @@ function goal(text, v, op, bound,   ok) {
 END {
 	printf "%-22s %-6s %10s %10s %10s\n", "figure", "what", "min", "median", "max"
 	split("udp_01 udp_10 small_01 tcp_01 tcp_10 cpu_udp_01 cpu_udp_10 cpu_small_01 rtt_idle_p50 rtt_idle_p99 rtt_b2b_p50 rtt_b2b_p99", m, " ")
-	split("raw stack ipoib cm before", vs, " ")
+	split("raw stack ipoib cm before cm_before", vs, " ")
 	for (k = 1; k in m; k++) for (vi = 1; vi in vs; vi++) {
 		key = vs[vi] SUBSEP m[k]
 		if (key in seen) printf "%-22s %-6s %s\n", m[k], vs[vi], stats(key)
@@ -440,6 +446,8 @@ END {
 			ratio("ipoib", c[k], "before", "")
 	printf "%-22s %11s %10s %12s\n", "cm tcp_01 / datagram", "-", "-", ratio("cm", "tcp_01", "ipoib", "")
 	printf "%-22s %11s %10s %12s\n", "cm tcp_10 / datagram", "-", "-", ratio("cm", "tcp_10", "ipoib", "")
+	printf "%-22s %11s %10s %12s %13s\n", "cm tcp_01", "-", "-", "-", ratio("cm", "tcp_01", "cm_before", "")
+	printf "%-22s %11s %10s %12s %13s\n", "cm tcp_10", "-", "-", "-", ratio("cm", "tcp_10", "cm_before", "")
 	print ""
 	print "goals (issue 23), each from this run"
 	split("udp_01 udp_10 tcp_01 tcp_10", g, " ")
@@ -460,7 +468,9 @@ END {
 # symbol; idle time is in it (swapper, *_safe_halt).
 PROFILE=$VM_OUT/bench-profile.txt
 : > "$PROFILE"
-if command -v perf > /dev/null; then
+if [[ $ONLY == cm ]]; then
+	echo "BENCH_ONLY=cm: no profile" > "$PROFILE"
+elif command -v perf > /dev/null; then
 	# perf's workload is a sleep that outlasts the run: perf execs it
 	# only once it records (its start-up is slow under TCG), so the run
 	# starts when the sleep is there.
