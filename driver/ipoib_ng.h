@@ -177,6 +177,8 @@ enum {
 #define IPN_CM_MAX_CM_RETRIES	8
 /* Bytes of a connected-mode frame pulled into the skb's head. */
 #define IPN_CM_HEAD		128
+#define IPN_CM_COPYBREAK	256	/* smaller frames are copied (srq.c) */
+#define IPN_CM_POOL_MAX		8192U	/* pages the SRQ's pool keeps ready */
 
 /*
  * RNR retries: 7 would mean for ever, and one peer that never posts
@@ -709,6 +711,7 @@ struct ipn_priv {
 	struct napi_struct cm_napi;
 	struct ib_wc cm_wc[IPN_WC_BATCH];
 	struct ipn_srq_slot *srq_ring;
+	struct page_pool *cm_pool;	/* its pages, recycled by the stack */
 	unsigned int srq_size;
 	unsigned int cm_pages;
 	u32 cm_frame_max;		/* our receive MTU (s6) */
@@ -878,8 +881,10 @@ void ipn_am_ib_stop(struct ipn_priv *priv);
 int ipn_am_ib_send(struct ipn_priv *priv, const u8 *mad);
 
 /* rx.c */
-int ipn_rx_page_map(struct ipn_priv *priv, gfp_t gfp, struct page **page,
-		    u64 *addr);
+int ipn_rx_page_map(struct ipn_priv *priv, struct page_pool *pool, gfp_t gfp,
+		    struct page **page, u64 *addr);
+void ipn_rx_page_free(struct ipn_priv *priv, struct page_pool *pool,
+		      struct page *page, u64 addr);
 int ipn_rx_ring_init(struct ipn_priv *priv);
 void ipn_rx_ring_free(struct ipn_priv *priv);
 int ipn_rx_poll(struct napi_struct *napi, int budget);

@@ -34,40 +34,44 @@ static u64 ipn_rx_head_addr(struct ipn_priv *priv, unsigned int i)
 	       (i % IPN_RX_HEADS_PER_PAGE) * IPN_RX_HEAD;
 }
 
-/* A page of its own (not the pool's), mapped for the device to write. */
-int ipn_rx_page_map(struct ipn_priv *priv, gfp_t gfp, struct page **page,
-		    u64 *addr)
+/*
+ * A page for the device to write, from pool (NULL: the page allocator),
+ * mapped. ipn_rx_page_free() undoes it.
+ */
+int ipn_rx_page_map(struct ipn_priv *priv, struct page_pool *pool, gfp_t gfp,
+		    struct page **page, u64 *addr)
 {
-	*page = alloc_page(gfp);
+	*page = pool ? page_pool_alloc_pages(pool, gfp) : alloc_page(gfp);
 	if (!*page)
 		return -ENOMEM;
 	*addr = ib_dma_map_page(priv->ca, *page, 0, PAGE_SIZE,
 				DMA_FROM_DEVICE);
 	if (ib_dma_mapping_error(priv->ca, *addr)) {
-		__free_page(*page);
+		ipn_rx_page_free(priv, pool, *page, 0);
 		*page = NULL;
 		return -EIO;
 	}
 	return 0;
 }
 
+/* Unmap page (addr 0: it is not mapped) and give it back. */
+void ipn_rx_page_free(struct ipn_priv *priv, struct page_pool *pool,
+		      struct page *page, u64 addr)
+{
+	if (addr)
+		ib_dma_unmap_page(priv->ca, addr, PAGE_SIZE, DMA_FROM_DEVICE);
+	if (pool)
+		page_pool_put_full_page(pool, page, false);
+	else
+		__free_page(page);
+}
+
 /* A page from the pool for slot's SGE 1, mapped for the device. */
 static int ipn_rx_page(struct ipn_priv *priv, struct ipn_rx_slot *slot,
 		       gfp_t gfp)
 {
-	struct page *page = page_pool_alloc_pages(priv->rx_pool, gfp);
-	u64 addr;
-
-	if (!page)
-		return -ENOMEM;
-	addr = ib_dma_map_page(priv->ca, page, 0, PAGE_SIZE, DMA_FROM_DEVICE);
-	if (ib_dma_mapping_error(priv->ca, addr)) {
-		page_pool_put_full_page(priv->rx_pool, page, false);
-		return -EIO;
-	}
-	slot->page = page;
-	slot->page_addr = addr;
-	return 0;
+	return ipn_rx_page_map(priv, priv->rx_pool, gfp, &slot->page,
+			       &slot->page_addr);
 }
 
 static void ipn_rx_page_unmap(struct ipn_priv *priv, struct ipn_rx_slot *slot)
@@ -129,7 +133,8 @@ int ipn_rx_ring_init(struct ipn_priv *priv)
 		return -ENOMEM;
 	priv->rx_heads = heads;
 	for (i = 0; i < heads; i++) {
-		ret = ipn_rx_page_map(priv, GFP_KERNEL, &priv->rx_head_pages[i],
+		ret = ipn_rx_page_map(priv, NULL, GFP_KERNEL,
+				      &priv->rx_head_pages[i],
 				      &priv->rx_head_addr[i]);
 		if (ret)
 			return ret;
@@ -406,9 +411,8 @@ void ipn_rx_ring_free(struct ipn_priv *priv)
 
 			if (!slot->page)
 				continue;
-			ipn_rx_page_unmap(priv, slot);
-			page_pool_put_full_page(priv->rx_pool, slot->page,
-						false);
+			ipn_rx_page_free(priv, priv->rx_pool, slot->page,
+					 slot->page_addr);
 			slot->page = NULL;
 			slot->posted = false;
 		}
@@ -420,11 +424,9 @@ void ipn_rx_ring_free(struct ipn_priv *priv)
 		page_pool_destroy(priv->rx_pool);
 	priv->rx_pool = NULL;
 	for (i = 0; priv->rx_head_pages && i < priv->rx_heads; i++) {
-		if (!priv->rx_head_pages[i])
-			continue;
-		ib_dma_unmap_page(priv->ca, priv->rx_head_addr[i], PAGE_SIZE,
-				  DMA_FROM_DEVICE);
-		__free_page(priv->rx_head_pages[i]);
+		if (priv->rx_head_pages[i])
+			ipn_rx_page_free(priv, NULL, priv->rx_head_pages[i],
+					 priv->rx_head_addr[i]);
 	}
 	kfree(priv->rx_head_pages);
 	kfree(priv->rx_head_addr);

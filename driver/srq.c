@@ -2,29 +2,19 @@
 /*
  * srq.c - connected mode's receive side (RFC 4755 s3.3): the shared
  * receive queue every connection to us takes its buffers from (whole
- * pages, IPC_CM_RX_MAX or what its SGEs hold), its CQ and NAPI, and the
- * frames received on it, checked by the core as UD ones are.
+ * pages from a page pool, IPC_CM_RX_MAX or what its SGEs hold), its CQ
+ * and NAPI, and the frames received on it, checked by the core as UD
+ * ones are. A frame's pages go to the stack as fragments and come back
+ * to the pool; a small frame is copied and its buffer posted again.
  *
  * Locking as in cm.c: the connections to us are found by QP under RCU.
  */
 #include <linux/slab.h>
 #include <rdma/ib_cache.h>
+#include IPN_PAGE_POOL_H
 #include "ipoib_ng.h"
 
-static void ipn_srq_unmap(struct ipn_priv *priv, struct ipn_srq_slot *s,
-			  unsigned int n)
-{
-	unsigned int i;
-
-	for (i = 0; i < n; i++) {
-		if (!s->pages[i])
-			continue;
-		ib_dma_unmap_page(priv->ca, s->mapping[i], PAGE_SIZE,
-				  DMA_FROM_DEVICE);
-	}
-}
-
-/* Pages [from, priv->cm_pages) of slot s, allocated and mapped. */
+/* Pages [from, priv->cm_pages) of slot s, from the pool and mapped. */
 static int ipn_srq_fill(struct ipn_priv *priv, struct ipn_srq_slot *s,
 			unsigned int from, gfp_t gfp)
 {
@@ -32,7 +22,8 @@ static int ipn_srq_fill(struct ipn_priv *priv, struct ipn_srq_slot *s,
 	int ret;
 
 	for (i = from; i < priv->cm_pages; i++) {
-		ret = ipn_rx_page_map(priv, gfp, &s->pages[i], &s->mapping[i]);
+		ret = ipn_rx_page_map(priv, priv->cm_pool, gfp, &s->pages[i],
+				      &s->mapping[i]);
 		if (ret)
 			return ret;
 	}
@@ -43,10 +34,10 @@ static void ipn_srq_slot_free(struct ipn_priv *priv, struct ipn_srq_slot *s)
 {
 	unsigned int i;
 
-	ipn_srq_unmap(priv, s, priv->cm_pages);
 	for (i = 0; i < priv->cm_pages; i++) {
 		if (s->pages[i])
-			__free_page(s->pages[i]);
+			ipn_rx_page_free(priv, priv->cm_pool, s->pages[i],
+					 s->mapping[i]);
 		s->pages[i] = NULL;
 	}
 }
@@ -116,6 +107,29 @@ static void ipn_cm_rx_one(struct ipn_priv *priv, struct ib_wc *wc)
 		ipn_inc(priv, rx_errors);
 		goto repost;
 	}
+	if (len <= IPN_CM_COPYBREAK) {
+		/*
+		 * A small frame (TCP's ACKs): copied out, and the slot goes
+		 * back with its page, which no allocation (zeroed under
+		 * init_on_alloc) replaces (performance review s2.4).
+		 */
+		skb = napi_alloc_skb(&priv->cm_napi, IPN_PSEUDO_LEN + len);
+		if (unlikely(!skb)) {
+			ipn_inc(priv, rx_dropped);
+			goto repost;
+		}
+		skb_reserve(skb, IPN_PSEUDO_LEN);
+		ib_dma_sync_single_for_cpu(priv->ca, s->mapping[0], len,
+					   DMA_FROM_DEVICE);
+		skb_put_data(skb, page_address(s->pages[0]), len);
+		ib_dma_sync_single_for_device(priv->ca, s->mapping[0], len,
+					      DMA_FROM_DEVICE);
+		if (ipn_srq_post(priv, i)) {
+			ipn_srq_slot_free(priv, s);
+			s->posted = false;
+		}
+		goto deliver;
+	}
 	/* Fresh pages for those the frame used; short: drop, keep the old. */
 	n = DIV_ROUND_UP(len, PAGE_SIZE);
 	memset(&fresh, 0, sizeof(fresh));
@@ -132,18 +146,22 @@ static void ipn_cm_rx_one(struct ipn_priv *priv, struct ib_wc *wc)
 		goto repost;
 	}
 	skb_reserve(skb, IPN_PSEUDO_LEN);
-	ipn_srq_unmap(priv, s, n);
 	for (k = 0; k < n; k++) {
+		ib_dma_unmap_page(priv->ca, s->mapping[k], PAGE_SIZE,
+				  DMA_FROM_DEVICE);
 		skb_add_rx_frag(skb, k, s->pages[k], 0,
 				min_t(unsigned int, PAGE_SIZE,
 				      len - k * PAGE_SIZE), PAGE_SIZE);
 		s->pages[k] = fresh.pages[priv->cm_pages - n + k];
 		s->mapping[k] = fresh.mapping[priv->cm_pages - n + k];
 	}
+	/* The stack gives the pages back to cm_pool when it frees skb. */
+	skb_mark_for_recycle(skb);
 	if (ipn_srq_post(priv, i)) {
 		ipn_srq_slot_free(priv, s);
 		s->posted = false;
 	}
+deliver:
 	if (unlikely(!pskb_may_pull(skb, min_t(u32, len, IPN_CM_HEAD)))) {
 		ipn_drop(priv, skb, IPC_R_TRUNCATED, false);
 		return;
@@ -227,6 +245,10 @@ void ipn_cm_verbs_destroy(struct ipn_priv *priv)
 		priv->srq = NULL;
 	}
 	ipn_srq_ring_free(priv);
+	/* Pages still in skbs come back to the pool later; it waits. */
+	if (priv->cm_pool)
+		page_pool_destroy(priv->cm_pool);
+	priv->cm_pool = NULL;
 	if (priv->cm_rcq) {
 		ib_destroy_cq(priv->cm_rcq);
 		priv->cm_rcq = NULL;
@@ -236,6 +258,10 @@ void ipn_cm_verbs_destroy(struct ipn_priv *priv)
 /* CQ, SRQ and its buffers. */
 int ipn_cm_verbs_create(struct ipn_priv *priv)
 {
+	struct page_pool_params pp = {
+		.nid = NUMA_NO_NODE,
+		.dma_dir = DMA_FROM_DEVICE,
+	};
 	struct ib_srq_init_attr sa = {};
 	struct ib_cq_init_attr ca = {};
 	unsigned int i, pages;
@@ -268,6 +294,13 @@ int ipn_cm_verbs_create(struct ipn_priv *priv)
 				  GFP_KERNEL);
 	if (!priv->srq_ring) {
 		ret = -ENOMEM;
+		goto err;
+	}
+	pp.pool_size = min(priv->srq_size * pages, IPN_CM_POOL_MAX);
+	priv->cm_pool = page_pool_create(&pp);
+	if (IS_ERR(priv->cm_pool)) {
+		ret = PTR_ERR(priv->cm_pool);
+		priv->cm_pool = NULL;
 		goto err;
 	}
 	for (i = 0; i < priv->srq_size; i++) {
