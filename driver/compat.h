@@ -46,18 +46,11 @@
 #define IPN_UNALIGNED_H "asm/unaligned.h"
 #endif
 
-/*
- * 6.6: the page pool's header split in two (net/page_pool/helpers.h);
- * 6.8: its parameters name the NAPI instance that recycles directly and
- * the net_device (netlink page-pool-get). Before, neither is given.
- */
+/* 6.6: the page pool's header split in two (net/page_pool/helpers.h). */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
 #define IPN_PAGE_POOL_H "net/page_pool/helpers.h"
 #else
 #define IPN_PAGE_POOL_H "net/page_pool.h"
-#endif
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 8, 0)
-#define IPN_HAVE_PP_NAPI 1
 #endif
 
 /*

@@ -304,17 +304,16 @@ static void ipn_rx_one(struct ipn_priv *priv, struct ib_wc *wc, bool drain)
 	 * slot, before anything is handed on: short of either, the frame
 	 * is dropped and the slot goes back as it was.
 	 */
+	skb = NULL;
+	if (unlikely(len > IPN_RX_BUF)) {	/* more than the SGEs hold */
+		ipn_inc(priv, rx_errors);
+		goto repost;
+	}
 	ib_dma_sync_single_for_cpu(priv->ca, ipn_rx_head_addr(priv, i),
 				   IPN_RX_HEAD, DMA_FROM_DEVICE);
 	skb = napi_alloc_skb(&priv->rx_napi, min_t(unsigned int, len, IPN_RX_HEAD));
 	if (unlikely(!skb)) {
 		ipn_inc(priv, rx_dropped);
-		goto repost;
-	}
-	if (unlikely(len > IPN_RX_BUF)) {	/* more than the SGEs hold */
-		dev_kfree_skb_any(skb);
-		ipn_inc(priv, rx_errors);
-		skb = NULL;
 		goto repost;
 	}
 	if (len <= IPN_RX_HEAD) {

@@ -61,6 +61,20 @@ static int ipn_srq_post(struct ipn_priv *priv, unsigned int i)
 	return ib_post_srq_recv(priv->srq, &wr, NULL);
 }
 
+/*
+ * Slot i back to the SRQ; a post that fails leaves the slot empty (only
+ * an SRQ being destroyed refuses one).
+ */
+static void ipn_srq_repost(struct ipn_priv *priv, unsigned int i)
+{
+	struct ipn_srq_slot *s = &priv->srq_ring[i];
+
+	if (s->posted && ipn_srq_post(priv, i)) {
+		ipn_srq_slot_free(priv, s);
+		s->posted = false;
+	}
+}
+
 /* The connection a receive came on: by QP, without touching the QP. */
 static struct ipn_cm_rx *ipn_cm_rx_find(struct ipn_priv *priv,
 					const struct ib_qp *qp)
@@ -124,10 +138,7 @@ static void ipn_cm_rx_one(struct ipn_priv *priv, struct ib_wc *wc)
 		skb_put_data(skb, page_address(s->pages[0]), len);
 		ib_dma_sync_single_for_device(priv->ca, s->mapping[0], len,
 					      DMA_FROM_DEVICE);
-		if (ipn_srq_post(priv, i)) {
-			ipn_srq_slot_free(priv, s);
-			s->posted = false;
-		}
+		ipn_srq_repost(priv, i);
 		goto deliver;
 	}
 	/* Fresh pages for those the frame used; short: drop, keep the old. */
@@ -157,10 +168,7 @@ static void ipn_cm_rx_one(struct ipn_priv *priv, struct ib_wc *wc)
 	}
 	/* The stack gives the pages back to cm_pool when it frees skb. */
 	skb_mark_for_recycle(skb);
-	if (ipn_srq_post(priv, i)) {
-		ipn_srq_slot_free(priv, s);
-		s->posted = false;
-	}
+	ipn_srq_repost(priv, i);
 deliver:
 	if (unlikely(!pskb_may_pull(skb, min_t(u32, len, IPN_CM_HEAD)))) {
 		ipn_drop(priv, skb, IPC_R_TRUNCATED, false);
@@ -191,10 +199,7 @@ deliver:
 	return;
 
 repost:
-	if (s->posted && ipn_srq_post(priv, i)) {
-		ipn_srq_slot_free(priv, s);
-		s->posted = false;
-	}
+	ipn_srq_repost(priv, i);
 }
 
 int ipn_cm_rx_poll(struct napi_struct *napi, int budget)
