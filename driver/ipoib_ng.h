@@ -118,6 +118,11 @@ enum {
 	IPN_RX_HEAD = 256,
 	IPN_MAX_TX_SGE = 1 + MAX_SKB_FRAGS,
 	IPN_WC_BATCH = 16,
+	/*
+	 * UD sends posted in one call, the last with a completion (tx.c):
+	 * at most this many wait for netdev_xmit_more()'s end.
+	 */
+	IPN_TX_BATCH = 16,
 };
 
 /* ------------------------------------------------------------------ */
@@ -266,6 +271,7 @@ struct ipn_stats {
 	u64 sa_requests;	/* SA requests the port's budget let go */
 	u64 sa_delayed;		/* of them, held back by it first */
 	u64 sa_delay_ms;	/* the time they were held, summed */
+	u64 tx_posts;		/* UD send batches posted (tx.c) */
 	struct u64_stats_sync syncp;	/* last: only u64 counters before it */
 };
 
@@ -569,7 +575,7 @@ struct ipn_tx_slot {
 	struct sk_buff *skb;
 	struct ipn_ah *ah;		/* UD */
 	struct ipn_cm_tx *cm;		/* RC: the connection */
-	u64 mapping[IPN_MAX_TX_SGE];
+	struct ib_sge sge[IPN_MAX_TX_SGE];	/* the mapped frame */
 	int nr_maps;
 };
 
@@ -636,8 +642,12 @@ struct ipn_priv {
 	struct ib_wc tx_wc[IPN_WC_BATCH];
 	unsigned int tx_head;		/* under netif_tx_lock */
 	unsigned int tx_tail;		/* tx NAPI */
-	struct ib_sge tx_sge[IPN_MAX_TX_SGE];
-	struct ib_ud_wr tx_wr;
+	unsigned int tx_ud_done;	/* tx NAPI: UD slots before it freed */
+	unsigned int tx_done_pkts;	/* tx NAPI: freed, for BQL */
+	unsigned int tx_done_bytes;
+	/* UD sends not yet posted, the last tx_pending slots (tx_lock). */
+	struct ib_ud_wr tx_wrs[IPN_TX_BATCH];
+	unsigned int tx_pending;
 	bool rx_posted;
 
 	/* priv->lock: paths, mcasts, core state objects, the rng. */
@@ -773,7 +783,7 @@ void ipn_drop(struct ipn_priv *priv, struct sk_buff *skb, int reason, bool tx);
 void ipn_stats_read(struct ipn_priv *priv, struct ipn_stats *sum);
 u64 ipn_stat_sum(struct ipn_priv *priv, size_t off);
 /* The counters of ethtool -S: 35 named, then one per drop reason. */
-#define IPN_N_STATS (36 + IPC_R_COUNT - 1)
+#define IPN_N_STATS (37 + IPC_R_COUNT - 1)
 void ipn_stats_name(unsigned int i, u8 *buf, size_t len);
 void ipn_stats_values(struct ipn_priv *priv, u64 *data);
 void ipn_get_stats64(struct net_device *dev, struct rtnl_link_stats64 *st);

@@ -72,6 +72,7 @@ static const struct {
 	IPN_COUNTER(path_mac_changes),
 	IPN_COUNTER(sa_requests),
 	IPN_COUNTER(sa_delayed), IPN_COUNTER(sa_delay_ms),
+	IPN_COUNTER(tx_posts),
 #undef IPN_COUNTER
 };
 

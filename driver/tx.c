@@ -8,65 +8,138 @@
  * and wakes at half. The UD QP and the connections' RC QPs (cm.c) share
  * the ring: each QP completes in order, but the QPs interleave, so a slot
  * is freed when its send completes and the tail moves over freed slots.
+ *
+ * UD sends wait while the stack says more follows (netdev_xmit_more())
+ * and go to the device as one chain of at most IPN_TX_BATCH, only the
+ * last asking for a completion (issue 23). Byte queue limits count the
+ * UD sends only: a connection's send may wait seconds for its peer (RNR
+ * retries, review H4) and must not stop the datagrams queued behind it.
  */
 #include <linux/slab.h>
 #include "ipoib_ng.h"
 
 static void ipn_tx_unmap(struct ipn_priv *priv, struct ipn_tx_slot *slot)
 {
-	struct sk_buff *skb = slot->skb;
 	int i;
 
 	if (!slot->nr_maps)
 		return;
-	ib_dma_unmap_single(priv->ca, slot->mapping[0], skb_headlen(skb),
+	ib_dma_unmap_single(priv->ca, slot->sge[0].addr, slot->sge[0].length,
 			    DMA_TO_DEVICE);
 	for (i = 1; i < slot->nr_maps; i++)
-		ib_dma_unmap_page(priv->ca, slot->mapping[i],
-				  skb_frag_size(&skb_shinfo(skb)->frags[i - 1]),
-				  DMA_TO_DEVICE);
+		ib_dma_unmap_page(priv->ca, slot->sge[i].addr,
+				  slot->sge[i].length, DMA_TO_DEVICE);
 	slot->nr_maps = 0;
 }
 
 static int ipn_tx_map(struct ipn_priv *priv, struct ipn_tx_slot *slot)
 {
 	struct sk_buff *skb = slot->skb;
+	u32 lkey = priv->pd->local_dma_lkey;
 	int i;
 
 	slot->nr_maps = 0;
-	slot->mapping[0] = ib_dma_map_single(priv->ca, skb->data,
-					     skb_headlen(skb), DMA_TO_DEVICE);
-	if (ib_dma_mapping_error(priv->ca, slot->mapping[0]))
+	slot->sge[0].addr = ib_dma_map_single(priv->ca, skb->data,
+					      skb_headlen(skb), DMA_TO_DEVICE);
+	if (ib_dma_mapping_error(priv->ca, slot->sge[0].addr))
 		return -EIO;
+	slot->sge[0].length = skb_headlen(skb);
+	slot->sge[0].lkey = lkey;
 	slot->nr_maps = 1;
 	for (i = 0; i < skb_shinfo(skb)->nr_frags; i++) {
 		const skb_frag_t *frag = &skb_shinfo(skb)->frags[i];
-		u64 addr;
+		struct ib_sge *sge = &slot->sge[slot->nr_maps];
 
-		addr = ib_dma_map_page(priv->ca, skb_frag_page(frag),
-				       skb_frag_off(frag), skb_frag_size(frag),
-				       DMA_TO_DEVICE);
-		if (ib_dma_mapping_error(priv->ca, addr)) {
+		sge->addr = ib_dma_map_page(priv->ca, skb_frag_page(frag),
+					    skb_frag_off(frag),
+					    skb_frag_size(frag), DMA_TO_DEVICE);
+		if (ib_dma_mapping_error(priv->ca, sge->addr)) {
 			ipn_tx_unmap(priv, slot);
 			return -EIO;
 		}
-		slot->mapping[slot->nr_maps++] = addr;
+		sge->length = skb_frag_size(frag);
+		sge->lkey = lkey;
+		slot->nr_maps++;
 	}
 	return 0;
 }
 
+/* A send that never reached the device: its slot freed, skb dropped. */
+static void ipn_tx_unsent(struct ipn_priv *priv, struct ipn_tx_slot *slot)
+{
+	struct ipn_cm_tx *cm = slot->cm;
+
+	ipn_tx_unmap(priv, slot);
+	ipn_inc(priv, tx_errors);
+	ipn_drop(priv, slot->skb, IPC_R_OK, true);
+	ipn_ah_put(slot->ah);
+	slot->skb = NULL;
+	slot->ah = NULL;
+	slot->cm = NULL;
+	if (cm && atomic_dec_and_test(&cm->inflight))
+		wake_up(&priv->cm_wait);
+}
+
 /*
- * Post one frame: over UD with ah to qpn, or on the connection cm. skb->data
- * is at the pseudo header; consumes skb, the reference on ah and the send
- * cm's inflight counts in every case. Called under netif_tx_lock.
+ * Post the UD sends waiting in tx_wrs, the last tx_pending slots, in one
+ * call, with a completion requested for the last only: a QP completes
+ * its sends in order, so that one completion frees them all (ipn_tx_one).
+ * A batch is posted when the stack has no more for now (ipn_start_xmit),
+ * when it is full, and before a send on a connection. netif_tx_lock.
+ */
+static void ipn_tx_flush(struct ipn_priv *priv)
+{
+	unsigned int n = priv->tx_pending, mask = priv->tx_size - 1, i, ok;
+	struct netdev_queue *txq = netdev_get_tx_queue(priv->dev, 0);
+	unsigned int first = priv->tx_head - n, bytes = 0;
+	const struct ib_send_wr *bad = NULL;
+	int ret;
+
+	if (!n)
+		return;
+	priv->tx_pending = 0;
+	for (i = 0; i < n; i++) {
+		struct ib_ud_wr *wr = &priv->tx_wrs[i];
+
+		wr->wr.next = i + 1 < n ? &priv->tx_wrs[i + 1].wr : NULL;
+		wr->wr.send_flags = i + 1 < n ? 0 : IB_SEND_SIGNALED;
+		/* Before the post: the completion may free them at once. */
+		bytes += priv->tx_ring[(first + i) & mask].skb->len;
+	}
+	ipn_inc(priv, tx_posts);
+	ret = ib_post_send(priv->qp, &priv->tx_wrs[0].wr, &bad);
+	ok = n;
+	if (unlikely(ret)) {
+		ok = bad ? container_of(bad, struct ib_ud_wr, wr) - priv->tx_wrs : 0;
+		netdev_dbg(priv->dev, "posting %u sends failed at %u: %d\n",
+			   n, ok, ret);
+		/*
+		 * Those before bad went without a completion of their own:
+		 * the next batch's frees them, or the drain at the QP's end.
+		 */
+		for (i = ok; i < n; i++) {
+			struct ipn_tx_slot *slot = &priv->tx_ring[(first + i) & mask];
+
+			bytes -= slot->skb->len;
+			ipn_tx_unsent(priv, slot);
+		}
+	}
+	if (ok)
+		netdev_tx_sent_queue(txq, bytes);
+}
+
+/*
+ * Queue one frame: over UD with ah to qpn (posted by ipn_tx_flush), or on
+ * the connection cm at once. skb->data is at the pseudo header; consumes
+ * skb, the reference on ah and the send cm's inflight counts in every
+ * case. Called under netif_tx_lock.
  */
 int ipn_send(struct ipn_priv *priv, struct sk_buff *skb, struct ipn_ah *ah,
 	     u32 qpn, struct ipn_cm_tx *cm)
 {
 	unsigned int mask = priv->tx_size - 1;
 	struct ipn_tx_slot *slot;
-	struct ib_ud_wr *wr = &priv->tx_wr;
-	int i, ret;
+	int ret;
 
 	skb_pull(skb, IPN_PSEUDO_LEN);
 	if (skb_shinfo(skb)->nr_frags + 1 > priv->max_sge &&
@@ -82,43 +155,50 @@ int ipn_send(struct ipn_priv *priv, struct sk_buff *skb, struct ipn_ah *ah,
 	slot = &priv->tx_ring[priv->tx_head & mask];
 	slot->skb = skb;
 	ret = ipn_tx_map(priv, slot);
-	if (ret)
-		goto drop_slot;
-	for (i = 0; i < slot->nr_maps; i++) {
-		priv->tx_sge[i].addr = slot->mapping[i];
-		priv->tx_sge[i].length = i ? skb_frag_size(&skb_shinfo(skb)->frags[i - 1]) :
-					     skb_headlen(skb);
-		priv->tx_sge[i].lkey = priv->pd->local_dma_lkey;
+	if (ret) {
+		slot->skb = NULL;
+		goto drop;
 	}
-	memset(wr, 0, sizeof(*wr));
-	wr->wr.wr_id = priv->tx_head;
-	wr->wr.opcode = IB_WR_SEND;
-	wr->wr.send_flags = IB_SEND_SIGNALED;
-	wr->wr.sg_list = priv->tx_sge;
-	wr->wr.num_sge = slot->nr_maps;
-	if (!cm) {
+	slot->ah = ah;
+	slot->cm = cm;
+	if (cm) {
+		struct ib_send_wr wr = {
+			.wr_id = priv->tx_head,
+			.opcode = IB_WR_SEND,
+			.send_flags = IB_SEND_SIGNALED,
+			.sg_list = slot->sge,
+			.num_sge = slot->nr_maps,
+		};
+
+		/* In order with what went over UD before. */
+		ipn_tx_flush(priv);
+		ret = ib_post_send(cm->qp, &wr, NULL);
+		if (ret) {
+			ipn_tx_unsent(priv, slot);
+			return ret;
+		}
+		ipn_inc(priv, cm_tx_packets);
+		/* netif_tx_lock: the one writer; netlink reads it. */
+		WRITE_ONCE(cm->frames, cm->frames + 1);
+	} else {
+		struct ib_ud_wr *wr = &priv->tx_wrs[priv->tx_pending++];
+
+		wr->wr.wr_id = priv->tx_head;
+		wr->wr.opcode = IB_WR_SEND;
+		wr->wr.sg_list = slot->sge;
+		wr->wr.num_sge = slot->nr_maps;
 		wr->ah = ah->ah;
 		wr->remote_qpn = qpn;
 		wr->remote_qkey = priv->qkey;
 	}
-	slot->ah = ah;
-	slot->cm = cm;
-	ret = ib_post_send(cm ? cm->qp : priv->qp, &wr->wr, NULL);
-	if (ret) {
-		ipn_tx_unmap(priv, slot);
-		slot->ah = NULL;
-		slot->cm = NULL;
-		goto drop_slot;
-	}
-	if (cm) {
-		ipn_inc(priv, cm_tx_packets);
-		/* netif_tx_lock: the one writer; netlink reads it. */
-		WRITE_ONCE(cm->frames, cm->frames + 1);
-	}
 	netif_trans_update(priv->dev);
 	/* Pairs with the acquire in ipn_tx_one: the slot is filled. */
 	smp_store_release(&priv->tx_head, priv->tx_head + 1);
+	if (priv->tx_pending == IPN_TX_BATCH)
+		ipn_tx_flush(priv);
 	if (priv->tx_head - READ_ONCE(priv->tx_tail) >= priv->tx_size - 1) {
+		/* No more xmits: what waits goes now. */
+		ipn_tx_flush(priv);
 		netif_stop_queue(priv->dev);
 		/* Pairs with the barrier in ipn_tx_poll before the wake. */
 		smp_mb();
@@ -128,8 +208,6 @@ int ipn_send(struct ipn_priv *priv, struct sk_buff *skb, struct ipn_ah *ah,
 	}
 	return 0;
 
-drop_slot:
-	slot->skb = NULL;
 drop:
 	ipn_inc(priv, tx_errors);
 	ipn_drop(priv, skb, IPC_R_OK, true);
@@ -195,9 +273,9 @@ static struct ipn_ah *ipn_mcast_tx(struct ipn_priv *priv, const u8 *mgid,
 	return ah;
 }
 
-netdev_tx_t ipn_start_xmit(struct sk_buff *skb, struct net_device *dev)
+/* One frame from the stack: the core decides, ipn_send queues it. */
+static void ipn_xmit_frame(struct ipn_priv *priv, struct sk_buff *skb)
 {
-	struct ipn_priv *priv = netdev_priv(dev);
 	enum ipn_cm_route route = IPN_CM_UD;
 	struct ipn_cm_tx *cm = NULL;
 	struct ipc_tx_verdict v;
@@ -209,12 +287,12 @@ netdev_tx_t ipn_start_xmit(struct sk_buff *skb, struct net_device *dev)
 
 	if (unlikely(skb->len < IPN_HARD_LEN)) {
 		ipn_drop(priv, skb, IPC_R_TRUNCATED, true);
-		return NETDEV_TX_OK;
+		return;
 	}
 	reason = ipc_tx_classify(&priv->ifid, skb->data, &v);
 	if (unlikely(reason != IPC_R_OK)) {
 		ipn_drop(priv, skb, reason, true);
-		return NETDEV_TX_OK;
+		return;
 	}
 
 	now = ipn_now_ms();
@@ -222,7 +300,7 @@ netdev_tx_t ipn_start_xmit(struct sk_buff *skb, struct net_device *dev)
 	if (unlikely(!priv->up)) {
 		spin_unlock(&priv->lock);
 		ipn_drop(priv, skb, IPC_R_LINK_DOWN, true);
-		return NETDEV_TX_OK;
+		return;
 	}
 	if (v.kind == IPC_TX_UNICAST) {
 		struct ipn_path *path = ipn_path_get(priv, v.gid, now);
@@ -258,11 +336,21 @@ netdev_tx_t ipn_start_xmit(struct sk_buff *skb, struct net_device *dev)
 		ipn_tx_too_big(priv, skb, mtu);
 	else if (ah && route == IPN_CM_UD)
 		ipn_send(priv, skb, ah, v.qpn, NULL);
-	return NETDEV_TX_OK;
+	return;
 
 drop_locked:
 	spin_unlock(&priv->lock);
 	ipn_drop(priv, skb, reason, true);
+}
+
+netdev_tx_t ipn_start_xmit(struct sk_buff *skb, struct net_device *dev)
+{
+	struct ipn_priv *priv = netdev_priv(dev);
+
+	ipn_xmit_frame(priv, skb);
+	/* The stack has more at once (a GSO train, a qdisc's bulk): wait. */
+	if (!netdev_xmit_more())
+		ipn_tx_flush(priv);
 	return NETDEV_TX_OK;
 }
 
@@ -278,27 +366,26 @@ void ipn_xmit_list(struct sk_buff_head *list)
 		dev_queue_xmit(skb);
 }
 
-static void ipn_tx_one(struct ipn_priv *priv, struct ib_wc *wc, int budget)
+/* Send slot done with status (on the QP qp): counted, freed. */
+static void ipn_tx_done(struct ipn_priv *priv, struct ipn_tx_slot *slot,
+			enum ib_wc_status status, struct ib_qp *qp, int budget)
 {
-	unsigned int mask = priv->tx_size - 1, tail, head;
-	struct ipn_cm_tx *cm;
-	struct ipn_tx_slot *slot;
-	struct sk_buff *skb;
+	struct ipn_cm_tx *cm = slot->cm;
+	struct sk_buff *skb = slot->skb;
 
-	slot = &priv->tx_ring[wc->wr_id & mask];
-	skb = slot->skb;
-	if (unlikely(!skb))
-		return;
 	ipn_tx_unmap(priv, slot);
-	cm = slot->cm;
-	if (likely(wc->status == IB_WC_SUCCESS)) {
+	if (!cm) {
+		priv->tx_done_pkts++;
+		priv->tx_done_bytes += skb->len;
+	}
+	if (likely(status == IB_WC_SUCCESS)) {
 		ipn_inc(priv, tx_packets);
 		ipn_add(priv, tx_bytes, skb->len);
-	} else if (wc->status != IB_WC_WR_FLUSH_ERR) {
-		netdev_dbg(priv->dev, "tx completion error %d\n", wc->status);
+	} else if (status != IB_WC_WR_FLUSH_ERR) {
+		netdev_dbg(priv->dev, "tx completion error %d\n", status);
 		ipn_inc(priv, tx_errors);
 		if (cm)
-			ipn_cm_tx_error(priv, cm, wc->qp);
+			ipn_cm_tx_error(priv, cm, qp);
 		else
 			ipn_qp_failed(priv);	/* a UD send error: QP in ERR */
 	} else if (!cm && budget) {
@@ -313,9 +400,38 @@ static void ipn_tx_one(struct ipn_priv *priv, struct ib_wc *wc, int budget)
 	/* Last: the connection may go once its sends are all back. */
 	if (cm)
 		ipn_cm_tx_sent(priv, cm);
+}
+
+static void ipn_tx_one(struct ipn_priv *priv, struct ib_wc *wc, int budget)
+{
+	unsigned int mask = priv->tx_size - 1, tail, head, pos = wc->wr_id;
+	struct ipn_tx_slot *slot = &priv->tx_ring[pos & mask];
+
+	if (unlikely(!slot->skb))
+		return;
+	tail = priv->tx_tail;
+	if (!slot->cm) {
+		/*
+		 * UD: the QP completes in order and only a batch's last send
+		 * asks for a completion (ipn_tx_flush): every UD send before
+		 * this one is done. Connections' slots between them are not.
+		 */
+		unsigned int p = priv->tx_ud_done;
+
+		if ((int)(tail - p) > 0)
+			p = tail;
+		for (; p != pos; p++) {
+			struct ipn_tx_slot *s = &priv->tx_ring[p & mask];
+
+			if (s->skb && !s->cm)
+				ipn_tx_done(priv, s, IB_WC_SUCCESS, wc->qp,
+					    budget);
+		}
+		priv->tx_ud_done = pos + 1;
+	}
+	ipn_tx_done(priv, slot, wc->status, wc->qp, budget);
 	/* The tail moves over every slot whose send completed. */
 	head = smp_load_acquire(&priv->tx_head);
-	tail = priv->tx_tail;
 	while (tail != head && !priv->tx_ring[tail & mask].skb)
 		tail++;
 	WRITE_ONCE(priv->tx_tail, tail);
@@ -360,6 +476,13 @@ int ipn_tx_poll(struct napi_struct *napi, int budget)
 	int done;
 
 	done = ipn_tx_reap(priv, budget);
+	if (priv->tx_done_pkts) {
+		netdev_tx_completed_queue(netdev_get_tx_queue(dev, 0),
+					  priv->tx_done_pkts,
+					  priv->tx_done_bytes);
+		priv->tx_done_pkts = 0;
+		priv->tx_done_bytes = 0;
+	}
 	/* Pairs with the barrier in ipn_send after the stop. */
 	smp_mb();
 	if (unlikely(netif_queue_stopped(dev)) &&
@@ -390,7 +513,9 @@ void ipn_tx_ring_drain(struct ipn_priv *priv)
 	unsigned long end = jiffies + 5 * HZ;
 	unsigned int i;
 
-	while (priv->tx_head != priv->tx_tail && time_before(jiffies, end)) {
+	/* Sends never posted (tx_pending) never complete. */
+	while (priv->tx_head - priv->tx_pending != priv->tx_tail &&
+	       time_before(jiffies, end)) {
 		if (!ipn_tx_reap(priv, 0))
 			usleep_range(1000, 2000);
 	}
@@ -408,6 +533,11 @@ void ipn_tx_ring_drain(struct ipn_priv *priv)
 	}
 	priv->tx_head = 0;
 	priv->tx_tail = 0;
+	priv->tx_ud_done = 0;
+	priv->tx_pending = 0;
+	priv->tx_done_pkts = 0;
+	priv->tx_done_bytes = 0;
+	netdev_tx_reset_queue(netdev_get_tx_queue(priv->dev, 0));
 }
 
 void ipn_tx_timeout(struct net_device *dev, unsigned int txqueue)

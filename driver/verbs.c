@@ -36,8 +36,8 @@ int ipn_verbs_create(struct ipn_priv *priv)
 	struct ib_device *ca = priv->ca;
 	int ret;
 
-	priv->tx_ring = kcalloc(priv->tx_size, sizeof(*priv->tx_ring),
-				GFP_KERNEL);
+	priv->tx_ring = kvcalloc(priv->tx_size, sizeof(*priv->tx_ring),
+				 GFP_KERNEL);
 	if (!priv->tx_ring)
 		return -ENOMEM;
 	priv->pd = ib_alloc_pd(ca, 0);
@@ -66,7 +66,8 @@ int ipn_verbs_create(struct ipn_priv *priv)
 	qp_attr.cap.max_recv_wr = priv->rx_size;
 	qp_attr.cap.max_send_sge = priv->max_sge;
 	qp_attr.cap.max_recv_sge = 2;	/* head and page (rx.c) */
-	qp_attr.sq_sig_type = IB_SIGNAL_ALL_WR;
+	/* UD sends ask for a completion per batch (tx.c). */
+	qp_attr.sq_sig_type = IB_SIGNAL_REQ_WR;
 	qp_attr.qp_type = IB_QPT_UD;
 	qp_attr.event_handler = ipn_qp_event;
 	qp_attr.qp_context = priv;
@@ -90,7 +91,7 @@ err_rcq:
 err_pd:
 	ib_dealloc_pd(priv->pd);
 err:
-	kfree(priv->tx_ring);
+	kvfree(priv->tx_ring);
 	priv->tx_ring = NULL;
 	/* Review M6: nothing may follow these after a failed resize. */
 	priv->qp = NULL;
@@ -130,7 +131,7 @@ void ipn_verbs_destroy(struct ipn_priv *priv)
 	 */
 	ipn_ah_reap(priv);
 	ib_dealloc_pd(priv->pd);
-	kfree(priv->tx_ring);
+	kvfree(priv->tx_ring);
 	priv->tx_ring = NULL;
 	priv->qp = NULL;
 	priv->send_cq = NULL;

@@ -64,6 +64,15 @@ int ipn_kunit_genl_msg(struct ipn_priv *priv, const u8 *gid, const u8 *mgid,
 
 /* Send one IPv4 frame to the 20-byte address daddr, as the stack does. */
 void ipn_kunit_xmit(struct ipn_priv *priv, const u8 *daddr, __be32 ip_dst);
+/*
+ * n (<= 32) of them in one hold of the queue's lock, netdev_xmit_more()
+ * saying more (a qdisc's bulk, a GSO train) for all but the last, and for
+ * the last too if last_more. Returns the sends left waiting (tx_pending);
+ * *posts: the batches posted meanwhile.
+ */
+unsigned int ipn_kunit_xmit_train(struct ipn_priv *priv, const u8 *daddr,
+				  __be32 ip_dst, unsigned int n,
+				  bool last_more, u64 *posts);
 /* The same with len bytes of data of type proto. */
 void ipn_kunit_xmit_frame(struct ipn_priv *priv, const u8 *daddr, u16 proto,
 			  const void *data, unsigned int len);

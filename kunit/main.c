@@ -71,17 +71,16 @@ struct ib_device *ipn_kunit_get_peer_ibdev(struct kunit *test)
 	return ca;
 }
 
-/* Send len bytes of type proto to the 20-byte address daddr, as the stack does. */
-void ipn_kunit_xmit_frame(struct ipn_priv *priv, const u8 *daddr, u16 proto,
-			  const void *data, unsigned int len)
+/* A frame of len bytes of type proto to the 20-byte address daddr. */
+static struct sk_buff *kt_skb(struct ipn_priv *priv, const u8 *daddr,
+			      u16 proto, const void *data, unsigned int len)
 {
 	struct net_device *dev = priv->dev;
-	struct netdev_queue *txq;
 	struct sk_buff *skb;
 
 	skb = alloc_skb(IPN_HARD_LEN + len, GFP_KERNEL);
 	if (!skb)
-		return;
+		return NULL;
 	skb_reserve(skb, IPN_HARD_LEN);
 	skb_put_data(skb, data, len);
 	skb_reset_network_header(skb);
@@ -89,18 +88,59 @@ void ipn_kunit_xmit_frame(struct ipn_priv *priv, const u8 *daddr, u16 proto,
 	skb->protocol = htons(proto);
 	dev_hard_header(skb, dev, proto, daddr, NULL, skb->len);
 	skb_reset_mac_header(skb);
+	return skb;
+}
+
+/*
+ * Transmit skbs[0..n) as the stack does, in one hold of the queue's lock
+ * (nothing of the stack's comes between), netdev_xmit_more() true for
+ * all but the last, and for the last too if last_more. Returns the
+ * UD sends left waiting (tx_pending) and the posts made (*posts).
+ */
+static unsigned int kt_xmit_skbs(struct ipn_priv *priv, struct sk_buff **skbs,
+				 unsigned int n, bool last_more, u64 *posts)
+{
+	struct net_device *dev = priv->dev;
+	struct netdev_queue *txq;
+	unsigned int i, pending;
+	u64 before;
 
 	local_bh_disable();
 	txq = netdev_get_tx_queue(dev, 0);
 	__netif_tx_lock(txq, smp_processor_id());
-	if (ipn_start_xmit(skb, dev) != NETDEV_TX_OK)
-		kfree_skb(skb);
+	before = ipn_stat(priv, tx_posts);
+	for (i = 0; i < n; i++) {
+		/* As dev_hard_start_xmit(): netdev_xmit_more() tells more. */
+		if (netdev_start_xmit(skbs[i], dev, txq,
+				      i + 1 < n || last_more) != NETDEV_TX_OK)
+			kfree_skb(skbs[i]);
+	}
+	pending = priv->tx_pending;
+	if (posts)
+		*posts = ipn_stat(priv, tx_posts) - before;
 	__netif_tx_unlock(txq);
 	local_bh_enable();
+	return pending;
 }
 
-/* Send one IPv4 frame to the 20-byte address daddr, as the stack does. */
-void ipn_kunit_xmit(struct ipn_priv *priv, const u8 *daddr, __be32 ip_dst)
+static void kt_xmit(struct ipn_priv *priv, const u8 *daddr, u16 proto,
+		    const void *data, unsigned int len)
+{
+	struct sk_buff *skb = kt_skb(priv, daddr, proto, data, len);
+
+	if (skb)
+		kt_xmit_skbs(priv, &skb, 1, false, NULL);
+}
+
+void ipn_kunit_xmit_frame(struct ipn_priv *priv, const u8 *daddr, u16 proto,
+			  const void *data, unsigned int len)
+{
+	kt_xmit(priv, daddr, proto, data, len);
+}
+
+/* An IPv4 frame of 64 bytes to ip_dst. */
+static struct sk_buff *kt_ip_skb(struct ipn_priv *priv, const u8 *daddr,
+				 __be32 ip_dst)
 {
 	struct iphdr ip[4] = {};	/* 64 bytes */
 
@@ -109,7 +149,29 @@ void ipn_kunit_xmit(struct ipn_priv *priv, const u8 *daddr, __be32 ip_dst)
 	ip->ttl = 1;
 	ip->tot_len = htons(sizeof(ip));
 	ip->daddr = ip_dst;
-	ipn_kunit_xmit_frame(priv, daddr, ETH_P_IP, ip, sizeof(ip));
+	return kt_skb(priv, daddr, ETH_P_IP, ip, sizeof(ip));
+}
+
+/* Send one IPv4 frame to the 20-byte address daddr, as the stack does. */
+void ipn_kunit_xmit(struct ipn_priv *priv, const u8 *daddr, __be32 ip_dst)
+{
+	ipn_kunit_xmit_train(priv, daddr, ip_dst, 1, false, NULL);
+}
+
+unsigned int ipn_kunit_xmit_train(struct ipn_priv *priv, const u8 *daddr,
+				  __be32 ip_dst, unsigned int n,
+				  bool last_more, u64 *posts)
+{
+	struct sk_buff *skbs[32];
+	unsigned int i;
+
+	n = min_t(unsigned int, n, ARRAY_SIZE(skbs));
+	for (i = 0; i < n; i++) {
+		skbs[i] = kt_ip_skb(priv, daddr, ip_dst);
+		if (!skbs[i])
+			break;
+	}
+	return kt_xmit_skbs(priv, skbs, i, last_more, posts);
 }
 
 /* Let the interface's works and the core's timers run for about ms. */

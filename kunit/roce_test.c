@@ -705,6 +705,20 @@ static void roce_tick_rate(struct kunit *test)
 	KUNIT_EXPECT_LE(test, ticks, 1000 / IPN_TICK_MIN_MS + 3);
 }
 
+/* B: an open interface on the peer device (c->peer, freed by exit). */
+static struct ipn_priv *kt_roce_peer(struct kunit *test)
+{
+	struct kt_roce *c = test->priv;
+	struct ipn_priv *b;
+
+	c->peer_ca = ipn_kunit_get_peer_ibdev(test);
+	b = ipn_dev_create(c->peer_ca, 1, IPC_PKEY_DEFAULT);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(b), "ipn_dev_create: %pe", b);
+	c->peer = b;
+	KUNIT_ASSERT_EQ(test, ipn_kunit_open(b), 0);
+	return b;
+}
+
 /*
  * Review M5, the last way the ring runs dry: NAPI takes a received buffer
  * out, and posting its replacement fails (only a QP that is not in RTS
@@ -720,11 +734,7 @@ static void roce_rx_repost_fails(struct kunit *test)
 	unsigned int posted;
 	int i;
 
-	c->peer_ca = ipn_kunit_get_peer_ibdev(test);
-	b = ipn_dev_create(c->peer_ca, 1, IPC_PKEY_DEFAULT);
-	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(b), "ipn_dev_create: %pe", b);
-	c->peer = b;
-	KUNIT_ASSERT_EQ(test, ipn_kunit_open(b), 0);
+	b = kt_roce_peer(test);
 	KUNIT_ASSERT_TRUE(test, netif_carrier_ok(b->dev));
 	KUNIT_ASSERT_EQ(test, ipn_stat(b, qp_errors), 0u);
 
@@ -743,6 +753,94 @@ static void roce_rx_repost_fails(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, posted, b->rx_size);
 }
 
+/* B received want frames, within 2 s. */
+static bool kt_rx_reached(struct ipn_priv *b, u64 want)
+{
+	int i;
+
+	for (i = 0; i < 40 && ipn_stat(b, rx_packets) < want; i++)
+		msleep(50);
+	return ipn_stat(b, rx_packets) >= want;
+}
+
+/* Every send of priv completed and freed, BQL's count back to 0. */
+static bool kt_tx_idle(struct ipn_priv *priv)
+{
+	struct netdev_queue *txq = netdev_get_tx_queue(priv->dev, 0);
+	int i;
+
+	for (i = 0; i < 40; i++) {
+		if (READ_ONCE(priv->tx_tail) == READ_ONCE(priv->tx_head) &&
+		    READ_ONCE(txq->dql.num_completed) ==
+		    READ_ONCE(txq->dql.num_queued))
+			return true;
+		msleep(50);
+	}
+	return false;
+}
+
+/*
+ * Issue 23's transmit batching: UD sends wait while netdev_xmit_more()
+ * says more comes, then go in one post of at most IPN_TX_BATCH, and only
+ * the last of a post asks for a completion; that one completion frees
+ * the whole batch (a QP completes in order). 20 frames in one train: two
+ * posts (16 + 4), 20 sends completed, the ring and BQL empty. Three
+ * frames told "more": all three wait, nothing posted, until a fourth
+ * without it. One left waiting when the interface closes: freed by the
+ * drain at once, not after its 5 s wait for completions. The trains go
+ * in one hold of the queue's lock, so no frame of the stack's comes
+ * between.
+ */
+static void roce_tx_batch(struct kunit *test)
+{
+	struct kt_roce *c = test->priv;
+	struct ipn_priv *a = c->priv, *b;
+	__be32 ip = htonl(0x0a630002);
+	u64 posts, sent, rx;
+	unsigned long t;
+	int i;
+
+	b = kt_roce_peer(test);
+	/* The path first: frames wait for it, and go one by one after. */
+	for (i = 0; i < 50 && !ipn_stat(b, rx_packets); i++) {
+		ipn_kunit_xmit(a, b->dev->dev_addr, ip);
+		msleep(100);
+	}
+	KUNIT_ASSERT_GT_MSG(test, ipn_stat(b, rx_packets), 0u,
+			    "B received nothing in 5 s");
+	KUNIT_ASSERT_TRUE(test, kt_tx_idle(a));
+
+	rx = ipn_stat(b, rx_packets);
+	sent = ipn_stat(a, tx_packets);
+	KUNIT_EXPECT_EQ(test, ipn_kunit_xmit_train(a, b->dev->dev_addr, ip, 20,
+						   false, &posts), 0u);
+	KUNIT_EXPECT_EQ(test, posts, 2u);
+	KUNIT_EXPECT_TRUE(test, kt_rx_reached(b, rx + 20));
+	KUNIT_EXPECT_TRUE(test, kt_tx_idle(a));
+	KUNIT_EXPECT_EQ(test, ipn_stat(a, tx_packets) - sent, 20u);
+	KUNIT_EXPECT_EQ(test, ipn_stat(a, tx_errors), 0u);
+
+	rx = ipn_stat(b, rx_packets);
+	KUNIT_EXPECT_EQ(test, ipn_kunit_xmit_train(a, b->dev->dev_addr, ip, 3,
+						   true, &posts), 3u);
+	KUNIT_EXPECT_EQ(test, posts, 0u);
+	KUNIT_EXPECT_EQ(test, ipn_kunit_xmit_train(a, b->dev->dev_addr, ip, 1,
+						   false, &posts), 0u);
+	KUNIT_EXPECT_EQ(test, posts, 1u);
+	KUNIT_EXPECT_TRUE(test, kt_rx_reached(b, rx + 4));
+	KUNIT_EXPECT_TRUE(test, kt_tx_idle(a));
+
+	/* A frame of the stack's may post it first: then nothing waits. */
+	ipn_kunit_xmit_train(a, b->dev->dev_addr, ip, 1, true, NULL);
+	t = jiffies;
+	rtnl_lock();
+	dev_close(a->dev);
+	rtnl_unlock();
+	KUNIT_EXPECT_LT(test, jiffies_to_msecs(jiffies - t), 2000u);
+	KUNIT_EXPECT_EQ(test, a->tx_pending, 0u);
+	KUNIT_EXPECT_EQ(test, a->tx_head, a->tx_tail);
+}
+
 static struct kunit_case ipn_roce_cases[] = {
 	KUNIT_CASE(roce_child_partition),
 	KUNIT_CASE(roce_cm_req_other_partition),
@@ -757,6 +855,7 @@ static struct kunit_case ipn_roce_cases[] = {
 	KUNIT_CASE(roce_qp_error_then_down_up),
 	KUNIT_CASE(roce_qp_failed_while_freed),
 	KUNIT_CASE(roce_rx_repost_fails),
+	KUNIT_CASE(roce_tx_batch),
 	KUNIT_CASE(roce_tick_rate),
 	{}
 };

@@ -9,7 +9,8 @@
 #   arping       3 requests each way, 3 replies carrying the peer's address
 #   ip neigh     20-byte lladdr entries both ways, equal to the peer's address
 #   tcpdump      decoded ARP, ICMP and ICMPv6 (ND, echo) with addresses
-#   iperf3       TCP and UDP, both directions, 3 s each
+#   iperf3       TCP and UDP, both directions, 3 s each; TCP's sends go to
+#                the adapter in batches (ethtool -S tx_posts)
 #   MTU          4092 (the maximum) with DF, fragmentation, 1280 with DF,
 #                refused values (above the maximum, below 68)
 #   ethtool      -i (driver, bus), link (speed of va), -g (ring sizes), -S
@@ -257,8 +258,17 @@ iperf3_check() {
 	fi
 	log "${figures[-1]}"
 }
+# TCP's GSO trains reach the driver with netdev_xmit_more(): they go to
+# the adapter in batches (issue 23), counted in tx_posts; one post per
+# packet would mean no batching.
+pk0=$(eth_stat n1 "$IB1" tx_packets) || fail "no tx_packets in ethtool -S"
+po0=$(eth_stat n1 "$IB1" tx_posts) || fail "no tx_posts in ethtool -S"
 iperf3_run n2 10.1.0.2 n1 /tmp/tcp-12.log -t 3
 iperf3_check "TCP n1 -> n2" /tmp/tcp-12.log tcp
+pk=$(($(eth_stat n1 "$IB1" tx_packets) - pk0))
+po=$(($(eth_stat n1 "$IB1" tx_posts) - po0))
+log "TCP n1 -> n2: $pk sends in $po posts"
+((po > 0 && po * 2 <= pk)) || fail "TCP n1 -> n2: $pk sends in $po posts: not batched"
 iperf3_run n2 10.1.0.2 n1 /tmp/tcp-21.log -t 3 -R
 iperf3_check "TCP n2 -> n1" /tmp/tcp-21.log tcp
 iperf3_run n2 10.1.0.2 n1 /tmp/udp-12.log -t 3 -u -b "$UDP_RATE"
