@@ -63,7 +63,7 @@
 
 ROUNDS=${BENCH_ROUNDS:-5}
 # BENCH_ONLY=cpu: the CPU figures only (4 KiB and 64-byte UDP, stack and
-# IPoIB), for vm-bench-cpu; BENCH_ONLY=cm: connected mode's TCP only,
+# IPoIB; TCP, IPoIB), for vm-bench-cpu; BENCH_ONLY=cm: connected mode's TCP only,
 # against BENCH_BEFORE's (variant cm_before). BENCH_NS_PER_INSN: under
 # -icount shift=N, 2^N: CPU figures are then given in guest instructions.
 ONLY=${BENCH_ONLY:-}
@@ -263,7 +263,9 @@ ip_pair() {
 # (64-byte datagrams) or tcp, from side TX to side RX; the client pins
 # itself to TX_CPU and the server to RX_CPU (iperf3 -A). UDP: the
 # receiving interface's packet rate and busy ns per packet over the
-# window; TCP: iperf3's goodput at the receiver.
+# window; TCP: iperf3's goodput at the receiver, and over IPoIB the busy
+# ns per data packet received (ACKs included in the cost; not for the
+# veth pair, whose packets are 64 KiB GSO ones).
 iperf() {
 	local r=$1 v=$2 kind=$3 snd=$4 rcv=$5 opts=() mbps pps cpu metric
 	ip_pair "$v"
@@ -272,12 +274,17 @@ iperf() {
 	udp) opts=(-u -b 0 -l "$UDP_LEN") ;;
 	small) opts=(-u -b 0 -l 64) ;;
 	esac
-	[[ $kind == tcp ]] || window_start "iperf3 -c ${ADDR[$((rcv - 1))]}" "$v" "$((rcv - 1))"
+	[[ $kind == tcp && $v == stack ]] ||
+		window_start "iperf3 -c ${ADDR[$((rcv - 1))]}" "$v" "$((rcv - 1))"
 	iperf3_run "${NS[$((rcv - 1))]}" "${ADDR[$((rcv - 1))]}" "${NS[$((snd - 1))]}" \
 		/tmp/iperf.log -t "$((DURATION + 1))" -O 1 -A "$TX_CPU,$RX_CPU" "${opts[@]}"
 	if [[ $kind == tcp ]]; then
 		mbps=$(iperf3_mbps /tmp/iperf.log receiver) || fail "no iperf3 figure"
 		sample "$r" "$v" "$metric" "$mbps"
+		[[ $v != stack ]] || return 0
+		read -r pps cpu < <(window_end)
+		awk -v p="$pps" 'BEGIN { exit !(p > 0) }' || fail "no packets counted over $v"
+		sample "$r" "$v" "cpu_$metric" "$cpu"
 		return
 	fi
 	read -r pps cpu < <(window_end)
@@ -339,6 +346,8 @@ variant() {
 		if [[ $ONLY == cpu ]]; then
 			iperf "$r" "$v" udp 1 2
 			iperf "$r" "$v" small 1 2
+			# CPU per TCP data packet: IPoIB only (see iperf).
+			[[ $v == stack ]] || iperf "$r" "$v" tcp 1 2
 			return
 		fi
 		iperf "$r" "$v" udp 1 2
@@ -424,7 +433,7 @@ function goal(text, v, op, bound,   ok) {
 { s[$1, $2 SUBSEP $3] = $4; seen[$2 SUBSEP $3] = 1 }
 END {
 	printf "%-22s %-6s %10s %10s %10s\n", "figure", "what", "min", "median", "max"
-	split("udp_01 udp_10 small_01 tcp_01 tcp_10 cpu_udp_01 cpu_udp_10 cpu_small_01 rtt_idle_p50 rtt_idle_p99 rtt_b2b_p50 rtt_b2b_p99", m, " ")
+	split("udp_01 udp_10 small_01 tcp_01 tcp_10 cpu_udp_01 cpu_udp_10 cpu_small_01 cpu_tcp_01 cpu_tcp_10 rtt_idle_p50 rtt_idle_p99 rtt_b2b_p50 rtt_b2b_p99", m, " ")
 	split("raw stack ipoib cm before cm_before", vs, " ")
 	for (k = 1; k in m; k++) for (vi = 1; vi in vs; vi++) {
 		key = vs[vi] SUBSEP m[k]
@@ -440,9 +449,11 @@ END {
 	for (k = 1; k in l; k++)
 		printf "%-22s %11s %10s %12s %13s\n", l[k], "-", ratio("ipoib", l[k], "raw", l[k]),
 			ratio("ipoib", l[k], "stack", l[k]), ratio("ipoib", l[k], "before", "")
-	split("cpu_udp_01 cpu_udp_10 cpu_small_01", c, " ")
+	# TCP: per data packet (not against the veth pair: 64 KiB GSO packets).
+	split("cpu_udp_01 cpu_udp_10 cpu_small_01 cpu_tcp_01 cpu_tcp_10", c, " ")
 	for (k = 1; k in c; k++)
-		printf "%-22s %11s %10s %12s %13s\n", c[k], "-", "-", ratio("ipoib", c[k], "stack", c[k]),
+		printf "%-22s %11s %10s %12s %13s\n", c[k], "-", "-",
+			c[k] ~ /tcp/ ? "-" : ratio("ipoib", c[k], "stack", c[k]),
 			ratio("ipoib", c[k], "before", "")
 	printf "%-22s %11s %10s %12s\n", "cm tcp_01 / datagram", "-", "-", ratio("cm", "tcp_01", "ipoib", "")
 	printf "%-22s %11s %10s %12s\n", "cm tcp_10 / datagram", "-", "-", ratio("cm", "tcp_10", "ipoib", "")
