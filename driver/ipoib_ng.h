@@ -57,10 +57,19 @@ bool ipn_kunit_fault(void);
 struct ipn_priv;
 #ifdef IPN_KUNIT
 bool ipn_kunit_rx_post_fails(const struct ipn_priv *priv);
+unsigned int ipn_kunit_tx_post_cut(const struct ipn_priv *priv,
+				   unsigned int n);
 #else
 static inline bool ipn_kunit_rx_post_fails(const struct ipn_priv *priv)
 {
 	return false;
+}
+
+/* Of a chain of n sends, how many the device takes: all of them. */
+static inline unsigned int ipn_kunit_tx_post_cut(const struct ipn_priv *priv,
+						 unsigned int n)
+{
+	return n;
 }
 #endif
 
@@ -645,6 +654,7 @@ struct ipn_priv {
 	unsigned int tx_ud_done;	/* tx NAPI: UD slots before it freed */
 	unsigned int tx_done_pkts;	/* tx NAPI: freed, for BQL */
 	unsigned int tx_done_bytes;
+	atomic_t tx_unsent_bytes;	/* xmit: BQL's, never posted */
 	/* UD sends not yet posted, the last tx_pending slots (tx_lock). */
 	struct ib_ud_wr tx_wrs[IPN_TX_BATCH];
 	unsigned int tx_pending;

@@ -81,6 +81,26 @@ static void ipn_tx_unsent(struct ipn_priv *priv, struct ipn_tx_slot *slot)
 }
 
 /*
+ * ib_post_send() of the n sends in tx_wrs; under KUnit, a device that
+ * takes only the first of them, as a QP that fails mid-chain does.
+ */
+static int ipn_tx_post(struct ipn_priv *priv, unsigned int n,
+		       const struct ib_send_wr **bad)
+{
+	unsigned int cut = ipn_kunit_tx_post_cut(priv, n);
+
+	if (unlikely(cut < n)) {
+		*bad = &priv->tx_wrs[cut].wr;
+		if (!cut)
+			return -ENOMEM;
+		priv->tx_wrs[cut - 1].wr.next = NULL;
+		return ib_post_send(priv->qp, &priv->tx_wrs[0].wr, NULL) ?:
+		       -ENOMEM;
+	}
+	return ib_post_send(priv->qp, &priv->tx_wrs[0].wr, bad);
+}
+
+/*
  * Post the UD sends waiting in tx_wrs, the last tx_pending slots, in one
  * call, with a completion requested for the last only: a QP completes
  * its sends in order, so that one completion frees them all (ipn_tx_one).
@@ -106,26 +126,36 @@ static void ipn_tx_flush(struct ipn_priv *priv)
 		/* Before the post: the completion may free them at once. */
 		bytes += priv->tx_ring[(first + i) & mask].skb->len;
 	}
+	/*
+	 * BQL first: once posted, the completion may be counted on another
+	 * CPU before this one goes on, and BQL must never see more bytes
+	 * completed than queued.
+	 */
+	netdev_tx_sent_queue(txq, bytes);
 	ipn_inc(priv, tx_posts);
-	ret = ib_post_send(priv->qp, &priv->tx_wrs[0].wr, &bad);
-	ok = n;
-	if (unlikely(ret)) {
-		ok = bad ? container_of(bad, struct ib_ud_wr, wr) - priv->tx_wrs : 0;
-		netdev_dbg(priv->dev, "posting %u sends failed at %u: %d\n",
-			   n, ok, ret);
-		/*
-		 * Those before bad went without a completion of their own:
-		 * the next batch's frees them, or the drain at the QP's end.
-		 */
-		for (i = ok; i < n; i++) {
-			struct ipn_tx_slot *slot = &priv->tx_ring[(first + i) & mask];
+	ret = ipn_tx_post(priv, n, &bad);
+	if (likely(!ret))
+		return;
+	ok = bad ? container_of(bad, struct ib_ud_wr, wr) - priv->tx_wrs : 0;
+	if (ok > n)	/* a bad_wr not of this chain: take none as posted */
+		ok = 0;
+	netdev_dbg(priv->dev, "posting %u sends failed at %u: %d\n", n, ok, ret);
+	bytes = 0;
+	for (i = ok; i < n; i++) {
+		struct ipn_tx_slot *slot = &priv->tx_ring[(first + i) & mask];
 
-			bytes -= slot->skb->len;
-			ipn_tx_unsent(priv, slot);
-		}
+		bytes += slot->skb->len;
+		ipn_tx_unsent(priv, slot);
 	}
+	/* BQL learns of them as completed, in TX NAPI (the one completer). */
+	atomic_add(bytes, &priv->tx_unsent_bytes);
+	napi_schedule(&priv->tx_napi);
+	/*
+	 * Some went, none with a completion: nothing would ever free them.
+	 * A QP that takes part of a chain is broken: restart it (M5).
+	 */
 	if (ok)
-		netdev_tx_sent_queue(txq, bytes);
+		ipn_qp_failed(priv);
 }
 
 /*
@@ -161,6 +191,7 @@ int ipn_send(struct ipn_priv *priv, struct sk_buff *skb, struct ipn_ah *ah,
 	}
 	slot->ah = ah;
 	slot->cm = cm;
+	netif_trans_update(priv->dev);
 	if (cm) {
 		struct ib_send_wr wr = {
 			.wr_id = priv->tx_head,
@@ -172,16 +203,23 @@ int ipn_send(struct ipn_priv *priv, struct sk_buff *skb, struct ipn_ah *ah,
 
 		/* In order with what went over UD before. */
 		ipn_tx_flush(priv);
+		/*
+		 * Counted first: once posted, the completion may drop the
+		 * last inflight and the connection be freed.
+		 * netif_tx_lock: the one writer; netlink reads it.
+		 */
+		WRITE_ONCE(cm->frames, cm->frames + 1);
+		/* Pairs with the acquire in ipn_tx_one: filled, then posted. */
+		smp_store_release(&priv->tx_head, priv->tx_head + 1);
 		ret = ib_post_send(cm->qp, &wr, NULL);
 		if (ret) {
+			WRITE_ONCE(cm->frames, cm->frames - 1);
 			ipn_tx_unsent(priv, slot);
 			return ret;
 		}
 		ipn_inc(priv, cm_tx_packets);
-		/* netif_tx_lock: the one writer; netlink reads it. */
-		WRITE_ONCE(cm->frames, cm->frames + 1);
 	} else {
-		struct ib_ud_wr *wr = &priv->tx_wrs[priv->tx_pending++];
+		struct ib_ud_wr *wr = &priv->tx_wrs[priv->tx_pending];
 
 		wr->wr.wr_id = priv->tx_head;
 		wr->wr.opcode = IB_WR_SEND;
@@ -190,12 +228,11 @@ int ipn_send(struct ipn_priv *priv, struct sk_buff *skb, struct ipn_ah *ah,
 		wr->ah = ah->ah;
 		wr->remote_qpn = qpn;
 		wr->remote_qkey = priv->qkey;
+		/* Pairs with the acquire in ipn_tx_one: the slot is filled. */
+		smp_store_release(&priv->tx_head, priv->tx_head + 1);
+		if (++priv->tx_pending == IPN_TX_BATCH)
+			ipn_tx_flush(priv);
 	}
-	netif_trans_update(priv->dev);
-	/* Pairs with the acquire in ipn_tx_one: the slot is filled. */
-	smp_store_release(&priv->tx_head, priv->tx_head + 1);
-	if (priv->tx_pending == IPN_TX_BATCH)
-		ipn_tx_flush(priv);
 	if (priv->tx_head - READ_ONCE(priv->tx_tail) >= priv->tx_size - 1) {
 		/* No more xmits: what waits goes now. */
 		ipn_tx_flush(priv);
@@ -407,18 +444,28 @@ static void ipn_tx_one(struct ipn_priv *priv, struct ib_wc *wc, int budget)
 	unsigned int mask = priv->tx_size - 1, tail, head, pos = wc->wr_id;
 	struct ipn_tx_slot *slot = &priv->tx_ring[pos & mask];
 
+	tail = priv->tx_tail;
+	/* Pairs with the release in ipn_send: slots below head are filled. */
+	head = smp_load_acquire(&priv->tx_head);
+	/* Not a send in flight: a stale completion (after a drain gave up). */
+	if (unlikely(pos - tail >= head - tail)) {
+		netdev_warn_once(priv->dev, "send completion for slot %u outside the ring [%u, %u)\n",
+				 pos, tail, head);
+		return;
+	}
 	if (unlikely(!slot->skb))
 		return;
-	tail = priv->tx_tail;
 	if (!slot->cm) {
 		/*
 		 * UD: the QP completes in order and only a batch's last send
 		 * asks for a completion (ipn_tx_flush): every UD send before
 		 * this one is done. Connections' slots between them are not.
+		 * From the tail or from the last UD completion, whichever is
+		 * nearer to pos: distances, for counters that wrap.
 		 */
 		unsigned int p = priv->tx_ud_done;
 
-		if ((int)(tail - p) > 0)
+		if (pos - p > pos - tail)
 			p = tail;
 		for (; p != pos; p++) {
 			struct ipn_tx_slot *s = &priv->tx_ring[p & mask];
@@ -430,8 +477,15 @@ static void ipn_tx_one(struct ipn_priv *priv, struct ib_wc *wc, int budget)
 		priv->tx_ud_done = pos + 1;
 	}
 	ipn_tx_done(priv, slot, wc->status, wc->qp, budget);
-	/* The tail moves over every slot whose send completed. */
-	head = smp_load_acquire(&priv->tx_head);
+}
+
+/* The tail moves over every slot freed: completed, or never posted. */
+static void ipn_tx_advance_tail(struct ipn_priv *priv)
+{
+	unsigned int mask = priv->tx_size - 1, tail = priv->tx_tail;
+	/* Pairs with the release in ipn_send: slots below head are filled. */
+	unsigned int head = smp_load_acquire(&priv->tx_head);
+
 	while (tail != head && !priv->tx_ring[tail & mask].skb)
 		tail++;
 	WRITE_ONCE(priv->tx_tail, tail);
@@ -466,6 +520,7 @@ static int ipn_tx_reap(struct ipn_priv *priv, int budget)
 			ipn_tx_one(priv, &wc[i], budget);
 		done += max(n, 0);
 	} while (n == IPN_WC_BATCH && done < budget);
+	ipn_tx_advance_tail(priv);
 	return done;
 }
 
@@ -473,13 +528,16 @@ int ipn_tx_poll(struct napi_struct *napi, int budget)
 {
 	struct ipn_priv *priv = container_of(napi, struct ipn_priv, tx_napi);
 	struct net_device *dev = priv->dev;
+	unsigned int unsent;
 	int done;
 
 	done = ipn_tx_reap(priv, budget);
-	if (priv->tx_done_pkts) {
+	/* BQL's one completer: the sends done, and those never posted. */
+	unsent = atomic_xchg(&priv->tx_unsent_bytes, 0);
+	if (priv->tx_done_pkts || unsent) {
 		netdev_tx_completed_queue(netdev_get_tx_queue(dev, 0),
 					  priv->tx_done_pkts,
-					  priv->tx_done_bytes);
+					  priv->tx_done_bytes + unsent);
 		priv->tx_done_pkts = 0;
 		priv->tx_done_bytes = 0;
 	}
@@ -537,6 +595,7 @@ void ipn_tx_ring_drain(struct ipn_priv *priv)
 	priv->tx_pending = 0;
 	priv->tx_done_pkts = 0;
 	priv->tx_done_bytes = 0;
+	atomic_set(&priv->tx_unsent_bytes, 0);
 	netdev_tx_reset_queue(netdev_get_tx_queue(priv->dev, 0));
 }
 

@@ -39,6 +39,21 @@ bool ipn_kunit_rx_post_fails(const struct ipn_priv *priv)
 	       atomic_add_unless(&kt_rx_post_fail, -1, 0);
 }
 
+/* Chains of kt_tx_cut_victim: the device takes kt_tx_cut sends, once. */
+static const struct ipn_priv *kt_tx_cut_victim;
+static atomic_t kt_tx_cut = ATOMIC_INIT(-1);
+
+unsigned int ipn_kunit_tx_post_cut(const struct ipn_priv *priv,
+				   unsigned int n)
+{
+	int cut;
+
+	if (priv != READ_ONCE(kt_tx_cut_victim))
+		return n;
+	cut = atomic_xchg(&kt_tx_cut, -1);
+	return cut < 0 ? n : min_t(unsigned int, cut, n);
+}
+
 /*
  * ipn_qp_failed() of kt_qp_failing_victim, past its test of FREEING, waits
  * here (spinning: it may hold an RCU read section) until released, at
@@ -101,6 +116,8 @@ static void kt_roce_exit(struct kunit *test)
 
 	WRITE_ONCE(kt_rx_post_victim, NULL);
 	atomic_set(&kt_rx_post_fail, 0);
+	WRITE_ONCE(kt_tx_cut_victim, NULL);
+	atomic_set(&kt_tx_cut, -1);
 	WRITE_ONCE(kt_qp_failing_victim, NULL);
 	WRITE_ONCE(kt_restart_victim, NULL);
 	atomic_set(&kt_restart_release, 1);
@@ -435,13 +452,16 @@ static int kt_roce_qp(struct ipn_priv *priv, unsigned int *posted)
 	return ret ? ret : attr.qp_state;
 }
 
-/* Wait until the datapath runs again after qp_errors reached want. */
+/*
+ * Wait until the datapath runs again after qp_errors reached want, up to
+ * 10 s (a drain may wait 5 s for sends that never complete).
+ */
 static bool kt_roce_recovered(struct ipn_priv *priv, u64 want)
 {
 	unsigned int posted = 0;
 	int i;
 
-	for (i = 0; i < 100; i++) {
+	for (i = 0; i < 200; i++) {
 		if (ipn_stat(priv, qp_errors) >= want &&
 		    kt_roce_qp(priv, &posted) == IB_QPS_RTS &&
 		    posted == priv->rx_size && netif_carrier_ok(priv->dev) &&
@@ -780,27 +800,23 @@ static bool kt_tx_idle(struct ipn_priv *priv)
 }
 
 /*
- * Issue 23's transmit batching: UD sends wait while netdev_xmit_more()
- * says more comes, then go in one post of at most IPN_TX_BATCH, and only
- * the last of a post asks for a completion; that one completion frees
- * the whole batch (a QP completes in order). 20 frames in one train: two
- * posts (16 + 4), 20 sends completed, the ring and BQL empty. Three
- * frames told "more": all three wait, nothing posted, until a fourth
- * without it. One left waiting when the interface closes: freed by the
- * drain at once, not after its 5 s wait for completions. The trains go
- * in one hold of the queue's lock, so no frame of the stack's comes
- * between.
+ * A's sends to B with nothing else in between: B on the peer device, A
+ * without IPv6 (no router solicitation or MLD report of the stack's among
+ * the counted sends), the path to B resolved, A's ring idle.
  */
-static void roce_tx_batch(struct kunit *test)
+static struct ipn_priv *kt_roce_tx_pair(struct kunit *test, __be32 ip)
 {
 	struct kt_roce *c = test->priv;
 	struct ipn_priv *a = c->priv, *b;
-	__be32 ip = htonl(0x0a630002);
-	u64 posts, sent, rx;
-	unsigned long t;
+	struct inet6_dev *idev;
 	int i;
 
 	b = kt_roce_peer(test);
+	rtnl_lock();
+	idev = __in6_dev_get(a->dev);
+	if (idev)
+		idev->cnf.disable_ipv6 = 1;
+	rtnl_unlock();
 	/* The path first: frames wait for it, and go one by one after. */
 	for (i = 0; i < 50 && !ipn_stat(b, rx_packets); i++) {
 		ipn_kunit_xmit(a, b->dev->dev_addr, ip);
@@ -809,7 +825,29 @@ static void roce_tx_batch(struct kunit *test)
 	KUNIT_ASSERT_GT_MSG(test, ipn_stat(b, rx_packets), 0u,
 			    "B received nothing in 5 s");
 	KUNIT_ASSERT_TRUE(test, kt_tx_idle(a));
+	return b;
+}
 
+/*
+ * Issue 23's transmit batching: UD sends wait while netdev_xmit_more()
+ * says more comes, then go in one post of at most IPN_TX_BATCH, and only
+ * the last of a post asks for a completion; that one completion frees
+ * the whole batch (a QP completes in order). 20 frames in one train: two
+ * posts (16 + 4), 20 sends completed, the ring and BQL empty. Three
+ * frames told "more": all three wait, nothing posted, until a fourth
+ * without it. One left waiting when the interface closes: freed by the
+ * drain at once, not after its 5 s wait for completions. The trains go
+ * in one hold of the queue's lock.
+ */
+static void roce_tx_batch(struct kunit *test)
+{
+	struct kt_roce *c = test->priv;
+	__be32 ip = htonl(0x0a630002);
+	struct ipn_priv *a = c->priv, *b;
+	u64 posts, sent, rx;
+	unsigned long t;
+
+	b = kt_roce_tx_pair(test, ip);
 	rx = ipn_stat(b, rx_packets);
 	sent = ipn_stat(a, tx_packets);
 	KUNIT_EXPECT_EQ(test, ipn_kunit_xmit_train(a, b->dev->dev_addr, ip, 20,
@@ -830,15 +868,55 @@ static void roce_tx_batch(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, kt_rx_reached(b, rx + 4));
 	KUNIT_EXPECT_TRUE(test, kt_tx_idle(a));
 
-	/* A frame of the stack's may post it first: then nothing waits. */
-	ipn_kunit_xmit_train(a, b->dev->dev_addr, ip, 1, true, NULL);
+	KUNIT_ASSERT_EQ(test, ipn_kunit_xmit_train(a, b->dev->dev_addr, ip, 1,
+						   true, NULL), 1u);
 	t = jiffies;
 	rtnl_lock();
 	dev_close(a->dev);
 	rtnl_unlock();
 	KUNIT_EXPECT_LT(test, jiffies_to_msecs(jiffies - t), 2000u);
-	KUNIT_EXPECT_EQ(test, a->tx_pending, 0u);
-	KUNIT_EXPECT_EQ(test, a->tx_head, a->tx_tail);
+}
+
+/*
+ * A chain the device refuses: whole (a QP not in RTS), or after taking
+ * part of it (a QP failing mid-chain). Refused sends are dropped and
+ * counted; BQL learns of their bytes as completed, in TX NAPI, or the
+ * queue would stay stopped for good (and a completion counted before the
+ * bytes were queued is a BUG_ON in dql_completed: they are queued before
+ * the post). Sends taken without a completion of their own would never
+ * be freed: the QP is restarted (review M5), and its drain frees them.
+ */
+static void roce_tx_post_fails(struct kunit *test)
+{
+	struct kt_roce *c = test->priv;
+	__be32 ip = htonl(0x0a630002);
+	struct ipn_priv *a = c->priv, *b;
+	u64 errors, rx;
+
+	b = kt_roce_tx_pair(test, ip);
+	WRITE_ONCE(kt_tx_cut_victim, a);
+
+	errors = ipn_stat(a, tx_errors);
+	atomic_set(&kt_tx_cut, 0);
+	ipn_kunit_xmit_train(a, b->dev->dev_addr, ip, 3, false, NULL);
+	KUNIT_EXPECT_EQ(test, ipn_stat(a, tx_errors) - errors, 3u);
+	KUNIT_EXPECT_TRUE(test, kt_tx_idle(a));
+	KUNIT_EXPECT_EQ(test, ipn_stat(a, qp_errors), 0u);
+	rx = ipn_stat(b, rx_packets);
+	ipn_kunit_xmit_train(a, b->dev->dev_addr, ip, 2, false, NULL);
+	KUNIT_EXPECT_TRUE(test, kt_rx_reached(b, rx + 2));
+	KUNIT_EXPECT_TRUE(test, kt_tx_idle(a));
+
+	errors = ipn_stat(a, tx_errors);
+	atomic_set(&kt_tx_cut, 2);
+	ipn_kunit_xmit_train(a, b->dev->dev_addr, ip, 4, false, NULL);
+	KUNIT_EXPECT_EQ(test, ipn_stat(a, tx_errors) - errors, 2u);
+	KUNIT_EXPECT_TRUE(test, kt_roce_recovered(a, 1));
+	KUNIT_EXPECT_EQ(test, ipn_stat(a, qp_errors), 1u);
+	KUNIT_EXPECT_TRUE(test, kt_tx_idle(a));
+	rx = ipn_stat(b, rx_packets);
+	ipn_kunit_xmit(a, b->dev->dev_addr, ip);
+	KUNIT_EXPECT_TRUE(test, kt_rx_reached(b, rx + 1));
 }
 
 static struct kunit_case ipn_roce_cases[] = {
@@ -856,6 +934,7 @@ static struct kunit_case ipn_roce_cases[] = {
 	KUNIT_CASE(roce_qp_failed_while_freed),
 	KUNIT_CASE(roce_rx_repost_fails),
 	KUNIT_CASE(roce_tx_batch),
+	KUNIT_CASE(roce_tx_post_fails),
 	KUNIT_CASE(roce_tick_rate),
 	{}
 };
