@@ -64,20 +64,28 @@ static int ipn_tx_map(struct ipn_priv *priv, struct ipn_tx_slot *slot)
 	return 0;
 }
 
+/*
+ * A frame that will not be sent: counted and dropped, the reference on ah
+ * and the send cm's inflight count given back.
+ */
+static void ipn_tx_discard(struct ipn_priv *priv, struct sk_buff *skb,
+			   struct ipn_ah *ah, struct ipn_cm_tx *cm)
+{
+	ipn_inc(priv, tx_errors);
+	ipn_drop(priv, skb, IPC_R_OK, true);
+	ipn_ah_put(ah);
+	if (cm && atomic_dec_and_test(&cm->inflight))
+		wake_up(&priv->cm_wait);
+}
+
 /* A send that never reached the device: its slot freed, skb dropped. */
 static void ipn_tx_unsent(struct ipn_priv *priv, struct ipn_tx_slot *slot)
 {
-	struct ipn_cm_tx *cm = slot->cm;
-
 	ipn_tx_unmap(priv, slot);
-	ipn_inc(priv, tx_errors);
-	ipn_drop(priv, slot->skb, IPC_R_OK, true);
-	ipn_ah_put(slot->ah);
+	ipn_tx_discard(priv, slot->skb, slot->ah, slot->cm);
 	slot->skb = NULL;
 	slot->ah = NULL;
 	slot->cm = NULL;
-	if (cm && atomic_dec_and_test(&cm->inflight))
-		wake_up(&priv->cm_wait);
 }
 
 /*
@@ -246,11 +254,7 @@ int ipn_send(struct ipn_priv *priv, struct sk_buff *skb, struct ipn_ah *ah,
 	return 0;
 
 drop:
-	ipn_inc(priv, tx_errors);
-	ipn_drop(priv, skb, IPC_R_OK, true);
-	ipn_ah_put(ah);
-	if (cm && atomic_dec_and_test(&cm->inflight))
-		wake_up(&priv->cm_wait);
+	ipn_tx_discard(priv, skb, ah, cm);
 	return ret;
 }
 
