@@ -350,12 +350,28 @@ static int ipn_get_iflink(const struct net_device *dev)
 	       dev->ifindex;
 }
 
+/*
+ * Connected mode sends over RC, which computes no checksum and cuts no
+ * segment: the adapter's UD offloads are off while it is on (its UD
+ * sends go without them too), as ib_ipoib does.
+ */
+IPN_TESTABLE netdev_features_t ipn_fix_features(struct net_device *dev,
+						netdev_features_t features)
+{
+	struct ipn_priv *priv = netdev_priv(dev);
+
+	if (READ_ONCE(priv->cm_mode))
+		features &= ~(NETIF_F_IP_CSUM | NETIF_F_TSO);
+	return features;
+}
+
 static const struct net_device_ops ipn_netdev_ops = {
 	.ndo_uninit = ipn_uninit,
 	.ndo_get_iflink = ipn_get_iflink,
 	.ndo_open = ipn_open,
 	.ndo_stop = ipn_stop,
 	.ndo_start_xmit = ipn_start_xmit,
+	.ndo_fix_features = ipn_fix_features,
 	.ndo_set_rx_mode = ipn_set_rx_mode,
 	.ndo_change_mtu = ipn_change_mtu,
 	.ndo_set_mac_address = ipn_set_mac_address,

@@ -31,6 +31,28 @@ static struct net_device *ipn_roce_netdev(struct ipn_priv *priv)
 }
 
 /*
+ * What the adapter does for UD datagrams (issue 23): gather from more
+ * than one SGE; IPv4 checksums, sent and received (IB_DEVICE_UD_IP_CSUM);
+ * TCP segmentation (IBK_UD_TSO) on top of both, as the stack wants it.
+ * rxe offers SG only. Connected mode takes the checksums and TSO off
+ * (ipn_fix_features): RC sends carry neither.
+ */
+IPN_TESTABLE netdev_features_t
+ipn_offload_features(const struct ib_device_attr *attrs, int max_sge)
+{
+	netdev_features_t f = 0;
+
+	if (max_sge > 1)
+		f |= NETIF_F_SG;
+	if (attrs->device_cap_flags & IB_DEVICE_UD_IP_CSUM) {
+		f |= NETIF_F_IP_CSUM | NETIF_F_RXCSUM;
+		if ((attrs->kernel_cap_flags & IBK_UD_TSO) && (f & NETIF_F_SG))
+			f |= NETIF_F_TSO;
+	}
+	return f;
+}
+
+/*
  * What an interface owns besides its net_device, but for the workqueue and
  * the event handler, which ipn_dev_register() adds after registration:
  * undone by ipn_priv_uninit(). priv->dev, and for a child priv->parent,
@@ -119,8 +141,7 @@ static int ipn_priv_init(struct ipn_priv *priv, struct ib_device *ca,
 	netif_napi_add(dev, &priv->rx_napi, ipn_rx_poll);
 	netif_napi_add(dev, &priv->cm_napi, ipn_cm_rx_poll);
 	netif_napi_add_tx(dev, &priv->tx_napi, ipn_tx_poll);
-	if (priv->max_sge > 1)
-		dev->features |= NETIF_F_SG;
+	dev->features |= ipn_offload_features(&ca->attrs, priv->max_sge);
 	dev->hw_features = dev->features;
 	dev->dev_port = port - 1;
 	if (ca->dev.parent)
@@ -293,6 +314,8 @@ int ipn_dev_set_mode(struct ipn_priv *priv, bool connected,
 	if (priv->qp && ipn_dev_set_hwaddr(priv))
 		netdev_warn(dev, "cannot read the port GID\n");
 	mutex_unlock(&priv->ctl_mutex);
+	/* Checksum and TSO offloads: UD's only (ipn_fix_features). */
+	netdev_update_features(dev);
 	ipn_dev_update_mtu(priv, ipn_ud_frame_max(priv));
 	if (connected) {
 		ret = dev_set_mtu(dev, priv->mtu.max_mtu);

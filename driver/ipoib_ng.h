@@ -586,6 +586,7 @@ struct ipn_tx_slot {
 	struct ipn_cm_tx *cm;		/* RC: the connection */
 	struct ib_sge sge[IPN_MAX_TX_SGE];	/* the mapped frame */
 	int nr_maps;
+	bool head_mapped;	/* sge[0] is the linear part (not after LSO) */
 };
 
 struct ipn_rx_slot {
@@ -1053,6 +1054,11 @@ extern struct rtnl_link_ops ipn_link_ops;
 
 #ifdef IPN_KUNIT
 int ipn_change_mtu(struct net_device *dev, int new_mtu);
+netdev_features_t ipn_offload_features(const struct ib_device_attr *attrs,
+				       int max_sge);
+netdev_features_t ipn_fix_features(struct net_device *dev,
+				   netdev_features_t features);
+int ipn_tx_offload(struct sk_buff *skb, struct ib_ud_wr *wr);
 int ipn_ib_event_to_core(enum ib_event_type type);
 u8 ipn_tx_ip_scope(const struct sk_buff *skb);
 void ipn_roce_attr(struct ipn_priv *priv, const u8 *dgid, u8 hop,

@@ -234,6 +234,10 @@ IPN_TESTABLE struct sk_buff *ipn_rx_frame(struct ipn_priv *priv,
 
 	/* The GIDs were copied out: the GRH area may now be overwritten. */
 	ipn_rx_set_header(priv, skb, &v);
+	/* The adapter checked the IPv4/TCP/UDP checksums (offload on). */
+	if ((wc->wc_flags & IB_WC_IP_CSUM_OK) &&
+	    (priv->dev->features & NETIF_F_RXCSUM))
+		skb->ip_summed = CHECKSUM_UNNECESSARY;
 	return skb;
 }
 

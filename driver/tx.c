@@ -20,18 +20,22 @@
 
 static void ipn_tx_unmap(struct ipn_priv *priv, struct ipn_tx_slot *slot)
 {
-	int i;
+	int i = 0;
 
 	if (!slot->nr_maps)
 		return;
-	ib_dma_unmap_single(priv->ca, slot->sge[0].addr, slot->sge[0].length,
-			    DMA_TO_DEVICE);
-	for (i = 1; i < slot->nr_maps; i++)
+	if (slot->head_mapped) {
+		ib_dma_unmap_single(priv->ca, slot->sge[0].addr,
+				    slot->sge[0].length, DMA_TO_DEVICE);
+		i = 1;
+	}
+	for (; i < slot->nr_maps; i++)
 		ib_dma_unmap_page(priv->ca, slot->sge[i].addr,
 				  slot->sge[i].length, DMA_TO_DEVICE);
 	slot->nr_maps = 0;
 }
 
+/* The linear part (unless LSO took all of it as headers) and the frags. */
 static int ipn_tx_map(struct ipn_priv *priv, struct ipn_tx_slot *slot)
 {
 	struct sk_buff *skb = slot->skb;
@@ -39,13 +43,17 @@ static int ipn_tx_map(struct ipn_priv *priv, struct ipn_tx_slot *slot)
 	int i;
 
 	slot->nr_maps = 0;
-	slot->sge[0].addr = ib_dma_map_single(priv->ca, skb->data,
-					      skb_headlen(skb), DMA_TO_DEVICE);
-	if (ib_dma_mapping_error(priv->ca, slot->sge[0].addr))
-		return -EIO;
-	slot->sge[0].length = skb_headlen(skb);
-	slot->sge[0].lkey = lkey;
-	slot->nr_maps = 1;
+	slot->head_mapped = skb_headlen(skb) > 0;
+	if (slot->head_mapped) {
+		slot->sge[0].addr = ib_dma_map_single(priv->ca, skb->data,
+						      skb_headlen(skb),
+						      DMA_TO_DEVICE);
+		if (ib_dma_mapping_error(priv->ca, slot->sge[0].addr))
+			return -EIO;
+		slot->sge[0].length = skb_headlen(skb);
+		slot->sge[0].lkey = lkey;
+		slot->nr_maps = 1;
+	}
 	for (i = 0; i < skb_shinfo(skb)->nr_frags; i++) {
 		const skb_frag_t *frag = &skb_shinfo(skb)->frags[i];
 		struct ib_sge *sge = &slot->sge[slot->nr_maps];
@@ -76,6 +84,37 @@ static void ipn_tx_discard(struct ipn_priv *priv, struct sk_buff *skb,
 	ipn_ah_put(ah);
 	if (cm && atomic_dec_and_test(&cm->inflight))
 		wake_up(&priv->cm_wait);
+}
+
+/*
+ * The adapter's part of a UD send (ipn_offload_features): the checksum
+ * the stack left for it (IB_SEND_IP_CSUM), and for a GSO frame the
+ * segmentation (IB_WR_LSO): the headers, from the IPoIB header to TCP's,
+ * go in the WR, repeated by the adapter in front of every mss bytes; the
+ * skb keeps the payload only. skb->data at the IPoIB header. -EINVAL for
+ * a GSO frame that is not TCP (the features offer no other).
+ */
+IPN_TESTABLE int ipn_tx_offload(struct sk_buff *skb, struct ib_ud_wr *wr)
+{
+	wr->wr.opcode = IB_WR_SEND;
+	wr->wr.send_flags = 0;
+	wr->header = NULL;
+	wr->hlen = 0;
+	wr->mss = 0;
+	if (skb->ip_summed == CHECKSUM_PARTIAL)
+		wr->wr.send_flags = IB_SEND_IP_CSUM;
+	if (!skb_is_gso(skb))
+		return 0;
+	if (!(skb_shinfo(skb)->gso_type & (SKB_GSO_TCPV4 | SKB_GSO_TCPV6)) ||
+	    !pskb_may_pull(skb, skb_tcp_all_headers(skb)))
+		return -EINVAL;
+	wr->wr.opcode = IB_WR_LSO;
+	wr->header = skb->data;
+	wr->hlen = skb_tcp_all_headers(skb);
+	wr->mss = skb_shinfo(skb)->gso_size;
+	/* The WR points at them; the adapter copies them at the post. */
+	skb_pull(skb, wr->hlen);
+	return 0;
 }
 
 /* A send that never reached the device: its slot freed, skb dropped. */
@@ -130,7 +169,9 @@ static void ipn_tx_flush(struct ipn_priv *priv)
 		struct ib_ud_wr *wr = &priv->tx_wrs[i];
 
 		wr->wr.next = i + 1 < n ? &priv->tx_wrs[i + 1].wr : NULL;
-		wr->wr.send_flags = i + 1 < n ? 0 : IB_SEND_SIGNALED;
+		wr->wr.send_flags &= ~IB_SEND_SIGNALED;
+		if (i + 1 == n)
+			wr->wr.send_flags |= IB_SEND_SIGNALED;
 		/* Before the post: the completion may free them at once. */
 		bytes += priv->tx_ring[(first + i) & mask].skb->len;
 	}
@@ -190,6 +231,23 @@ int ipn_send(struct ipn_priv *priv, struct sk_buff *skb, struct ipn_ah *ah,
 		ret = -ENOBUFS;
 		goto drop;
 	}
+	if (cm) {
+		/*
+		 * RC does no offload (ipn_fix_features); a frame the stack
+		 * made before the mode changed: its checksum here, and a
+		 * GSO one is dropped (TCP sends it again, then segmented).
+		 */
+		if (unlikely(skb_is_gso(skb)) ||
+		    (skb->ip_summed == CHECKSUM_PARTIAL &&
+		     skb_checksum_help(skb))) {
+			ret = -EINVAL;
+			goto drop;
+		}
+	} else if (unlikely(ipn_tx_offload(skb,
+					   &priv->tx_wrs[priv->tx_pending]))) {
+		ret = -EINVAL;
+		goto drop;
+	}
 	slot = &priv->tx_ring[priv->tx_head & mask];
 	slot->skb = skb;
 	ret = ipn_tx_map(priv, slot);
@@ -229,8 +287,8 @@ int ipn_send(struct ipn_priv *priv, struct sk_buff *skb, struct ipn_ah *ah,
 	} else {
 		struct ib_ud_wr *wr = &priv->tx_wrs[priv->tx_pending];
 
+		/* opcode, flags, LSO: ipn_tx_offload. */
 		wr->wr.wr_id = priv->tx_head;
-		wr->wr.opcode = IB_WR_SEND;
 		wr->wr.sg_list = slot->sge;
 		wr->wr.num_sge = slot->nr_maps;
 		wr->ah = ah->ah;

@@ -12,6 +12,7 @@
 #include <linux/if_arp.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
+#include <linux/tcp.h>
 #include <net/arp.h>
 #include <net/ndisc.h>
 #include "ipoib_ng.h"
@@ -535,6 +536,137 @@ static void shim_rx_frame_paged(struct kunit *test)
 }
 
 /*
+ * Issue 23's offloads, from the adapter's attributes (rxe offers none:
+ * fake ones): SG with more than one SGE; IPv4 checksums, both ways, with
+ * IB_DEVICE_UD_IP_CSUM; TSO only with those, SG and IBK_UD_TSO. In
+ * connected mode checksums and TSO are off (RC does neither).
+ */
+static void shim_offload_features(struct kunit *test)
+{
+	const netdev_features_t csum = NETIF_F_IP_CSUM | NETIF_F_RXCSUM;
+	struct ipn_priv *priv = kt_rx_priv(test, false);
+	struct ib_device_attr attrs = {};
+	netdev_features_t all;
+
+	KUNIT_EXPECT_EQ(test, ipn_offload_features(&attrs, 1), 0);
+	KUNIT_EXPECT_EQ(test, ipn_offload_features(&attrs, 4), NETIF_F_SG);
+	attrs.kernel_cap_flags = IBK_UD_TSO;
+	KUNIT_EXPECT_EQ(test, ipn_offload_features(&attrs, 4), NETIF_F_SG);
+	attrs.device_cap_flags = IB_DEVICE_UD_IP_CSUM;
+	all = NETIF_F_SG | csum | NETIF_F_TSO;
+	KUNIT_EXPECT_EQ(test, ipn_offload_features(&attrs, 4), all);
+	KUNIT_EXPECT_EQ(test, ipn_offload_features(&attrs, 1), csum);
+	attrs.kernel_cap_flags = 0;
+	KUNIT_EXPECT_EQ(test, ipn_offload_features(&attrs, 4),
+			NETIF_F_SG | csum);
+
+	priv->cm_mode = false;
+	KUNIT_EXPECT_EQ(test, ipn_fix_features(priv->dev, all), all);
+	priv->cm_mode = true;
+	KUNIT_EXPECT_EQ(test, ipn_fix_features(priv->dev, all),
+			NETIF_F_SG | NETIF_F_RXCSUM);
+}
+
+/* IPoIB header, IPv4, TCP (20 bytes each), payload bytes of data. */
+static struct sk_buff *kt_tcp_skb(struct kunit *test, unsigned int payload)
+{
+	struct sk_buff *skb = alloc_skb(64 + payload, GFP_KERNEL);
+	struct tcphdr *th;
+	struct iphdr *ip;
+
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	skb_reserve(skb, 16);
+	skb_put_zero(skb, IPC_HDR_LEN);
+	skb_set_network_header(skb, IPC_HDR_LEN);
+	ip = skb_put_zero(skb, sizeof(*ip));
+	ip->version = 4;
+	ip->ihl = 5;
+	ip->protocol = IPPROTO_TCP;
+	skb_set_transport_header(skb, IPC_HDR_LEN + sizeof(*ip));
+	th = skb_put_zero(skb, sizeof(*th));
+	th->doff = 5;
+	skb_put_zero(skb, payload);
+	return skb;
+}
+
+/*
+ * A UD send's offload fields: nothing for a frame whose checksum is done;
+ * IB_SEND_IP_CSUM for one the stack left to the device; for a TCP GSO
+ * frame IB_WR_LSO with the 44 bytes of headers in the WR, the mss, and
+ * the skb holding the payload only. A GSO frame of another kind is
+ * refused (the features offer TSO only).
+ */
+static void shim_tx_offload(struct kunit *test)
+{
+	struct ib_ud_wr wr;
+	struct sk_buff *skb;
+	u8 *data;
+
+	skb = kt_tcp_skb(test, 100);
+	memset(&wr, 0xff, sizeof(wr));
+	KUNIT_EXPECT_EQ(test, ipn_tx_offload(skb, &wr), 0);
+	KUNIT_EXPECT_EQ(test, wr.wr.opcode, IB_WR_SEND);
+	KUNIT_EXPECT_EQ(test, wr.wr.send_flags, 0u);
+	KUNIT_EXPECT_EQ(test, skb->len, IPC_HDR_LEN + 40u + 100u);
+	skb->ip_summed = CHECKSUM_PARTIAL;
+	KUNIT_EXPECT_EQ(test, ipn_tx_offload(skb, &wr), 0);
+	KUNIT_EXPECT_EQ(test, wr.wr.opcode, IB_WR_SEND);
+	KUNIT_EXPECT_EQ(test, wr.wr.send_flags, (unsigned int)IB_SEND_IP_CSUM);
+	kfree_skb(skb);
+
+	skb = kt_tcp_skb(test, 3000);
+	skb->ip_summed = CHECKSUM_PARTIAL;
+	skb_shinfo(skb)->gso_size = 1000;
+	skb_shinfo(skb)->gso_type = SKB_GSO_TCPV4;
+	data = skb->data;
+	KUNIT_EXPECT_EQ(test, ipn_tx_offload(skb, &wr), 0);
+	KUNIT_EXPECT_EQ(test, wr.wr.opcode, IB_WR_LSO);
+	KUNIT_EXPECT_EQ(test, wr.wr.send_flags, (unsigned int)IB_SEND_IP_CSUM);
+	KUNIT_EXPECT_PTR_EQ(test, wr.header, (void *)data);
+	KUNIT_EXPECT_EQ(test, wr.hlen, IPC_HDR_LEN + 40);
+	KUNIT_EXPECT_EQ(test, wr.mss, 1000);
+	KUNIT_EXPECT_EQ(test, skb->len, 3000u);
+	kfree_skb(skb);
+
+	skb = kt_tcp_skb(test, 3000);
+	skb_shinfo(skb)->gso_size = 1000;
+	skb_shinfo(skb)->gso_type = SKB_GSO_UDP_L4;
+	KUNIT_EXPECT_EQ(test, ipn_tx_offload(skb, &wr), -EINVAL);
+	kfree_skb(skb);
+}
+
+/*
+ * A receive the adapter says has good IPv4/TCP/UDP checksums
+ * (IB_WC_IP_CSUM_OK) goes up CHECKSUM_UNNECESSARY while rx-checksumming
+ * is on (ethtool -K), CHECKSUM_NONE otherwise and for any other.
+ */
+static void shim_rx_csum(struct kunit *test)
+{
+	struct ipn_priv *priv = kt_rx_priv(test, false);
+	struct ib_wc wc = kt_wc(0x22, IB_GRH_BYTES + IPC_HDR_LEN + 28);
+	struct sk_buff *skb;
+
+	wc.wc_flags |= IB_WC_IP_CSUM_OK;
+	skb = ipn_rx_frame(priv, kt_rx_skb(test, kt_peer_gid, kt_own_gid,
+					   ETH_P_IP, 28), &wc);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	KUNIT_EXPECT_EQ(test, (int)skb->ip_summed, CHECKSUM_NONE);
+	kfree_skb(skb);
+	priv->dev->features |= NETIF_F_RXCSUM;
+	skb = ipn_rx_frame(priv, kt_rx_skb(test, kt_peer_gid, kt_own_gid,
+					   ETH_P_IP, 28), &wc);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	KUNIT_EXPECT_EQ(test, (int)skb->ip_summed, CHECKSUM_UNNECESSARY);
+	kfree_skb(skb);
+	wc.wc_flags &= ~IB_WC_IP_CSUM_OK;
+	skb = ipn_rx_frame(priv, kt_rx_skb(test, kt_peer_gid, kt_own_gid,
+					   ETH_P_IP, 28), &wc);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	KUNIT_EXPECT_EQ(test, (int)skb->ip_summed, CHECKSUM_NONE);
+	kfree_skb(skb);
+}
+
+/*
  * ethtool's speed of an InfiniBand port from its attributes: every width
  * times every speed the kernel names, NDR's 100 and XDR's 200 Gb/s lanes
  * included, and SPEED_UNKNOWN for what it does not name.
@@ -874,6 +1006,9 @@ static struct kunit_case ipn_shim_cases[] = {
 	KUNIT_CASE(shim_rx_frame_roce_ipv4),
 	KUNIT_CASE(shim_rx_resolution),
 	KUNIT_CASE(shim_rx_frame_paged),
+	KUNIT_CASE(shim_offload_features),
+	KUNIT_CASE(shim_tx_offload),
+	KUNIT_CASE(shim_rx_csum),
 	KUNIT_CASE(shim_ib_link_speed),
 	KUNIT_CASE(shim_ports_param),
 	KUNIT_CASE(shim_sriov_ops),
