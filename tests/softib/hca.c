@@ -278,6 +278,8 @@ int softib_hca_register(struct softib_hca *hca)
 void softib_hca_unregister(struct softib_hca *hca)
 {
 	WRITE_ONCE(hca->registered, false);
+	/* No packet is still on its way into the QP table (wire.c). */
+	synchronize_rcu();
 	rvt_unregister_device(&hca->rdi);
 }
 

@@ -285,20 +285,27 @@ void softib_wire_hca_rx(struct softib_port *port, struct softib_pkt *pkt)
 	struct rvt_qp *qp;
 	u8 path_bits = 0;
 
+	rcu_read_lock();
+	/*
+	 * rdmavt frees its QP table at unregistration with no grace period
+	 * (qp.c:rvt_qp_exit): softib_hca_unregister() waits for this section.
+	 */
+	if (!READ_ONCE(hca->registered))
+		goto unlock;
 	if (pkt->dlid >= be16_to_cpu(IB_MULTICAST_LID_BASE) &&
 	    pkt->dlid != SOFTIB_LID_PERMISSIVE) {
 		softib_wire_mcast_rx(hp, pkt);
-		return;
+		goto unlock;
 	}
 	if (!softib_wire_dlid_ok(port, pkt))
-		return;
+		goto unlock;
 	if (pkt->dlid != SOFTIB_LID_PERMISSIVE)
 		path_bits = pkt->dlid & ((1U << READ_ONCE(port->lmc)) - 1);
 	if (pkt->vl == SOFTIB_VL15 ? pkt->dqpn : !pkt->dqpn)
-		return;
-	rcu_read_lock();
+		goto unlock;
 	qp = rvt_lookup_qpn(&hca->rdi, &hp->rvp, pkt->dqpn);
 	if (qp)
 		softib_wire_qp_check_rx(hp, qp, pkt, path_bits);
+unlock:
 	rcu_read_unlock();
 }
