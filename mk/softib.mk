@@ -16,7 +16,7 @@
 #
 # SOFTIB_KRELS      the releases (default: the newest 6.1 and 6.12 -amd64
 #                   with headers installed)
-# SOFTIB_SCENARIOS  default: softib-devices softib-sma softib-wire softib-opensm softib-ud
+# SOFTIB_SCENARIOS  default: softib-devices softib-sma softib-wire softib-opensm softib-ud softib-rc
 # SOFTIB_TIMEOUT    seconds each scenario may take in the VM (default 600)
 
 SOFTIB_KRELS ?= $(strip \
@@ -24,7 +24,7 @@ SOFTIB_KRELS ?= $(strip \
 		$(wildcard /lib/modules/6.1.*-amd64/build))))) \
 	$(lastword $(sort $(filter-out %-rt-amd64,$(patsubst /lib/modules/%/build,%, \
 		$(wildcard /lib/modules/6.12.*-amd64/build))))))
-SOFTIB_SCENARIOS ?= softib-devices softib-sma softib-wire softib-opensm softib-ud
+SOFTIB_SCENARIOS ?= softib-devices softib-sma softib-wire softib-opensm softib-ud softib-rc
 SOFTIB_TIMEOUT ?= 600
 SOFTIB_SRC := $(wildcard $(CURDIR)/tests/softib/*.[ch]) $(CURDIR)/tests/softib/Kbuild
 

@@ -133,7 +133,8 @@ static void softib_hca_set_props(struct softib_hca *hca)
 				  IB_DEVICE_BAD_QKEY_CNTR |
 				  IB_DEVICE_SHUTDOWN_PORT |
 				  IB_DEVICE_SYS_IMAGE_GUID |
-				  IB_DEVICE_PORT_ACTIVE_EVENT;
+				  IB_DEVICE_PORT_ACTIVE_EVENT |
+				  IB_DEVICE_RC_RNR_NAK_GEN;
 	props->vendor_id = SOFTIB_VENDOR_ID;
 	props->vendor_part_id = SOFTIB_DEVICE_ID;
 	props->sys_image_guid = hca->node.sys_guid;
@@ -152,7 +153,10 @@ static void softib_hca_set_props(struct softib_hca *hca)
 	props->max_srq = 1024;
 	props->max_srq_wr = 16383;
 	props->max_srq_sge = 32;
-	props->atomic_cap = IB_ATOMIC_NONE;	/* no RC before step 8 */
+	/* RDMA READ's depth (rvt_modify_qp checks it); no atomics. */
+	props->atomic_cap = IB_ATOMIC_NONE;
+	props->max_qp_rd_atom = SOFTIB_MAX_RD_ATOMIC;
+	props->max_qp_init_rd_atom = SOFTIB_MAX_RD_ATOMIC;
 	props->max_pkeys = SOFTIB_NPKEYS;
 	props->max_mcast_grp = 8192;
 	props->max_mcast_qp_attach = 32;
@@ -186,6 +190,7 @@ static void softib_hca_set_params(struct softib_hca *hca)
 	dp->psn_modify_mask = SOFTIB_PSN_MASK;
 	dp->core_cap_flags = RDMA_CORE_PORT_IBA_IB;	/* link layer InfiniBand */
 	dp->max_mad_size = IB_MGMT_MAD_SIZE;
+	dp->max_rdma_atomic = SOFTIB_MAX_RD_ATOMIC;
 
 	hca->rdi.post_parms = softib_qp_post_parms;
 	hca->rdi.wc_opcode = softib_qp_wc_opcode;

@@ -15,15 +15,33 @@
 #define SOFTIB_QPT_DATAGRAM	(BIT(IB_QPT_UD) | BIT(IB_QPT_SMI) | \
 				 BIT(IB_QPT_GSI))
 
-/* What rvt_post_one_wr accepts: UD sends; RC and UC come in step 8. */
+/*
+ * What rvt_post_one_wr accepts: sends on UD, SMI, GSI and RC; RDMA WRITE
+ * and READ on RC (rc.c). The length is what it copies of an RC WR
+ * (rdmavt takes a struct ib_ud_wr for the datagram QPs whatever it says
+ * here). A READ needs the QP's max_rd_atomic (RVT_OPERATION_ATOMIC).
+ */
 const struct rvt_operation_params softib_qp_post_parms[RVT_OPERATION_MAX] = {
 	[IB_WR_SEND] = {
-		.length = sizeof(struct ib_ud_wr),
-		.qpt_support = SOFTIB_QPT_DATAGRAM,
+		.length = sizeof(struct ib_send_wr),
+		.qpt_support = SOFTIB_QPT_DATAGRAM | BIT(IB_QPT_RC),
 	},
 	[IB_WR_SEND_WITH_IMM] = {
-		.length = sizeof(struct ib_ud_wr),
-		.qpt_support = SOFTIB_QPT_DATAGRAM,
+		.length = sizeof(struct ib_send_wr),
+		.qpt_support = SOFTIB_QPT_DATAGRAM | BIT(IB_QPT_RC),
+	},
+	[IB_WR_RDMA_WRITE] = {
+		.length = sizeof(struct ib_rdma_wr),
+		.qpt_support = BIT(IB_QPT_RC),
+	},
+	[IB_WR_RDMA_WRITE_WITH_IMM] = {
+		.length = sizeof(struct ib_rdma_wr),
+		.qpt_support = BIT(IB_QPT_RC),
+	},
+	[IB_WR_RDMA_READ] = {
+		.length = sizeof(struct ib_rdma_wr),
+		.qpt_support = BIT(IB_QPT_RC),
+		.flags = RVT_OPERATION_ATOMIC,
 	},
 };
 
@@ -31,35 +49,25 @@ const struct rvt_operation_params softib_qp_post_parms[RVT_OPERATION_MAX] = {
 const enum ib_wc_opcode softib_qp_wc_opcode[RVT_OPERATION_MAX] = {
 	[IB_WR_SEND] = IB_WC_SEND,
 	[IB_WR_SEND_WITH_IMM] = IB_WC_SEND,
+	[IB_WR_RDMA_WRITE] = IB_WC_RDMA_WRITE,
+	[IB_WR_RDMA_WRITE_WITH_IMM] = IB_WC_RDMA_WRITE,
+	[IB_WR_RDMA_READ] = IB_WC_RDMA_READ,
 };
 
 /*
- * A UD SWQE as a packet (IBA 9.2, 9.8, 11.4.1.1): LRH from the AH, BTH
- * and DETH from the QP and WR, the payload copied once from the SGEs. The
- * SGEs' MR references stay with the SWQE (rvt_send_complete drops them).
- * NULL if no memory: the packet is lost, as UD allows.
+ * The LRH and GRH fields of a packet out of @port_num of @qp's HCA, to
+ * the address @attr (a UD WR's AH, an RC QP's remote address): data VL 0,
+ * the SLID the port's LID with the AH's path bits, the SGID from the
+ * port's GUID table. The GRH's PayLen is the caller's.
  */
-static struct softib_pkt *softib_qp_make_pkt(struct rvt_qp *qp,
-					     struct rvt_swqe *wqe)
+void softib_qp_fill_lrh(struct rvt_qp *qp, const struct rdma_ah_attr *attr,
+			u8 port_num, struct softib_pkt *pkt)
 {
 	struct softib_hca *hca = softib_hca_from_ibdev(qp->ibqp.device);
-	struct rvt_ah *ah = ibah_to_rvtah(wqe->ud_wr.wr.ah);
-	struct rdma_ah_attr *attr = &ah->attr;
-	struct softib_hca_port *hp;
-	struct rvt_sge_state ss;
-	struct softib_pkt *pkt;
-	u32 left, len, pidx;
-	u8 *p;
+	struct softib_hca_port *hp = &hca->hports[port_num - 1];
 
-	if (wqe->length > SOFTIB_MAX_PAYLOAD)
-		return NULL;
-	pkt = softib_pkt_alloc(wqe->length, GFP_ATOMIC);
-	if (!pkt)
-		return NULL;
-	pkt->port_num = rdma_ah_get_port_num(attr);
-	hp = &hca->hports[pkt->port_num - 1];
-
-	pkt->vl = qp->ibqp.qp_type == IB_QPT_SMI ? SOFTIB_VL15 : ah->vl;
+	pkt->port_num = port_num;
+	pkt->vl = qp->ibqp.qp_type == IB_QPT_SMI ? SOFTIB_VL15 : 0;
 	pkt->sl = rdma_ah_get_sl(attr);
 	pkt->dlid = rdma_ah_get_dlid(attr);
 	/* A permissive DLID goes with a permissive SLID (IBA 14.2.2.1). */
@@ -81,14 +89,44 @@ static struct softib_pkt *softib_qp_make_pkt(struct rvt_qp *qp,
 		pkt->grh.version_tclass_flow =
 			cpu_to_be32(6 << 28 | grh->traffic_class << 20 |
 				    (grh->flow_label & 0xfffff));
-		/* BTH 12, DETH 8, ImmDt 4, payload, ICRC 4 (IBA 8.3.1). */
-		pkt->grh.paylen = cpu_to_be16(12 + 8 + wqe->length + 4 +
-			(wqe->wr.opcode == IB_WR_SEND_WITH_IMM ? 4 : 0));
 		pkt->grh.next_hdr = 0x1b;	/* IBA 8.3.1: a BTH follows */
 		pkt->grh.hop_limit = grh->hop_limit;
 		pkt->grh.sgid = sgid;
 		pkt->grh.dgid = grh->dgid;
 	}
+}
+
+/*
+ * A UD SWQE as a packet (IBA 9.2, 9.8, 11.4.1.1): LRH from the AH, BTH
+ * and DETH from the QP and WR, the payload copied once from the SGEs. The
+ * SGEs' MR references stay with the SWQE (rvt_send_complete drops them).
+ * NULL if no memory: the packet is lost, as UD allows.
+ */
+static struct softib_pkt *softib_qp_make_pkt(struct rvt_qp *qp,
+					     struct rvt_swqe *wqe)
+{
+	struct softib_hca *hca = softib_hca_from_ibdev(qp->ibqp.device);
+	struct rvt_ah *ah = ibah_to_rvtah(wqe->ud_wr.wr.ah);
+	struct softib_hca_port *hp;
+	struct rvt_sge_state ss;
+	struct softib_pkt *pkt;
+	u32 left, len, pidx;
+	u8 *p;
+
+	if (wqe->length > SOFTIB_MAX_PAYLOAD)
+		return NULL;
+	pkt = softib_pkt_alloc(wqe->length, GFP_ATOMIC);
+	if (!pkt)
+		return NULL;
+	softib_qp_fill_lrh(qp, &ah->attr, rdma_ah_get_port_num(&ah->attr),
+			   pkt);
+	hp = &hca->hports[pkt->port_num - 1];
+	if (pkt->vl != SOFTIB_VL15)
+		pkt->vl = ah->vl;
+	/* BTH 12, DETH 8, ImmDt 4, payload, ICRC 4 (IBA 8.3.1). */
+	if (pkt->has_grh)
+		pkt->grh.paylen = cpu_to_be16(12 + 8 + wqe->length + 4 +
+			(wqe->wr.opcode == IB_WR_SEND_WITH_IMM ? 4 : 0));
 	pkt->solicited = !!(wqe->wr.send_flags & IB_SEND_SOLICITED);
 	/* QP1 sends with the WR's P_Key, UD with its QP's (IBA 11.4.1.1). */
 	pidx = qp->ibqp.qp_type == IB_QPT_GSI ? wqe->ud_wr.wr.pkey_index :
@@ -209,6 +247,10 @@ static void softib_qp_send_work(struct work_struct *work)
 	u32 head;
 	int ops;
 
+	if (qp->ibqp.qp_type == IB_QPT_RC) {
+		softib_rc_send_work(qp);
+		return;
+	}
 	spin_lock_irqsave(&qp->r_lock, flags);
 	spin_lock(&qp->s_lock);
 	head = READ_ONCE(qp->s_head);
@@ -240,7 +282,7 @@ static void softib_qp_send_work(struct work_struct *work)
 }
 
 /* Called with or without s_lock, from any context: only queues. */
-static bool softib_qp_queue_send(struct rvt_qp *qp)
+bool softib_qp_queue_send(struct rvt_qp *qp)
 {
 	struct softib_hca *hca = softib_hca_from_ibdev(qp->ibqp.device);
 	struct softib_qp *sqp = qp->priv;
@@ -258,7 +300,8 @@ static void softib_qp_do_send(struct rvt_qp *qp)
 
 /*
  * A UD message is one packet: it fits the AH's path MTU (log_pmtu, set by
- * notify_new_ah). Never send inline: see the file comment.
+ * notify_new_ah). An RC message crosses the ideal wire whole (rc.c). Never
+ * send inline: see the file comment.
  */
 static int softib_qp_setup_wqe(struct rvt_qp *qp, struct rvt_swqe *wqe,
 			       bool *call_send)
@@ -281,8 +324,8 @@ static int softib_qp_setup_wqe(struct rvt_qp *qp, struct rvt_swqe *wqe,
 }
 
 /*
- * RC and UC are refused until step 8. Here, not in qp_priv_init: rdmavt
- * frees the QPN on no error path after qp_priv_init (qp.c:rvt_create_qp,
+ * UC (and XRC) are refused. Here, not in qp_priv_init: rdmavt frees the
+ * QPN on no error path after qp_priv_init (qp.c:rvt_create_qp,
  * bail_rq_wq), and qp_priv_alloc runs before the QPN is taken.
  */
 static void *softib_qp_priv_alloc(struct rvt_dev_info *rdi, struct rvt_qp *qp)
@@ -290,7 +333,7 @@ static void *softib_qp_priv_alloc(struct rvt_dev_info *rdi, struct rvt_qp *qp)
 	struct softib_qp *sqp;
 
 	if (qp->ibqp.qp_type != IB_QPT_UD && qp->ibqp.qp_type != IB_QPT_SMI &&
-	    qp->ibqp.qp_type != IB_QPT_GSI)
+	    qp->ibqp.qp_type != IB_QPT_GSI && qp->ibqp.qp_type != IB_QPT_RC)
 		return ERR_PTR(-EOPNOTSUPP);
 	sqp = kzalloc_node(sizeof(*sqp), GFP_KERNEL, rdi->dparms.node);
 	if (!sqp)
@@ -329,6 +372,7 @@ static void softib_qp_nothing(struct rvt_qp *qp)
 {
 }
 
+/* rc.c counts the retries down; the timer's schedule_send does the rest. */
 static void softib_qp_notify_restart_rc(struct rvt_qp *qp, u32 psn, int wait)
 {
 }

@@ -62,6 +62,8 @@
 #define SOFTIB_LID_PERMISSIVE		0xffff
 /* The VL of subnet management packets (IBA 7.6.5). */
 #define SOFTIB_VL15			15
+/* RDMA READs outstanding per RC QP, both ways (ib_ipoib asks 4). */
+#define SOFTIB_MAX_RD_ATOMIC		16
 /* The largest UD payload: a 4096-byte MTU (IBA 9.7.7). */
 #define SOFTIB_MAX_PAYLOAD		4096
 
@@ -196,8 +198,32 @@ struct softib_pkt {
 	bool has_imm;
 	__be32 imm;
 	u8 hops;			/* links crossed: a loop guard */
+	/*
+	 * RC (rc.c): a whole message, not a packet (the ideal wire), and
+	 * the responder's answer, which delivery returns synchronously.
+	 */
+	bool rc;
+	u8 opcode;			/* enum ib_wr_opcode */
+	u8 rc_result;			/* enum softib_rc_result */
+	u8 rnr_timer;			/* an RNR NAK's timer code */
+	u64 vaddr;			/* RETH (IBA 9.3.3) */
+	u32 rkey;
 	u32 len;
 	u8 data[];
+};
+
+/*
+ * What came back for an RC message: nothing (lost on the way, dropped by
+ * the responder's checks: the requester times out), an ACK, an RNR NAK,
+ * or a NAK (IBA 9.7.5.2).
+ */
+enum softib_rc_result {
+	SOFTIB_RC_LOST,
+	SOFTIB_RC_ACK,
+	SOFTIB_RC_RNR,
+	SOFTIB_RC_NAK_INV,		/* invalid request */
+	SOFTIB_RC_NAK_ACCESS,		/* remote access error */
+	SOFTIB_RC_NAK_OP,		/* remote operational error */
 };
 
 struct softib_fabric {
@@ -263,11 +289,20 @@ void softib_hca_port_changed(struct softib_port *port, u8 old_state);
 
 /* qp.c */
 void softib_qp_set_callbacks(struct rvt_driver_provided *f);
+void softib_qp_fill_lrh(struct rvt_qp *qp, const struct rdma_ah_attr *attr,
+			u8 port_num, struct softib_pkt *pkt);
+bool softib_qp_queue_send(struct rvt_qp *qp);
 extern const struct rvt_operation_params softib_qp_post_parms[RVT_OPERATION_MAX];
 extern const enum ib_wc_opcode softib_qp_wc_opcode[];
 
+/* rc.c */
+void softib_rc_send_work(struct rvt_qp *qp);
+void softib_rc_rx(struct softib_hca_port *hp, struct rvt_qp *qp,
+		  struct softib_pkt *pkt);
+
 /* wire.c */
 struct softib_pkt *softib_pkt_alloc(u32 len, gfp_t gfp);
+bool softib_wire_pkey_match(u16 a, u16 b);
 void softib_wire_xmit(struct softib_port *port, struct softib_pkt *pkt);
 void softib_wire_forward(struct softib_switch *sw, u8 in_port,
 			 struct softib_pkt *pkt);

@@ -111,7 +111,7 @@ void softib_wire_forward(struct softib_switch *sw, u8 in_port,
 }
 
 /* IBA 10.9.3: equal non-zero base P_Keys, at least one full member. */
-static bool softib_wire_pkey_match(u16 a, u16 b)
+bool softib_wire_pkey_match(u16 a, u16 b)
 {
 	if (!(a & 0x7fff) || (a & 0x7fff) != (b & 0x7fff))
 		return false;
@@ -257,7 +257,7 @@ static void softib_wire_mcast_rx(struct softib_hca_port *hp,
 	struct rvt_mcast_qp *mqp;
 	struct rvt_mcast *mcast;
 
-	if (!pkt->has_grh || pkt->vl == SOFTIB_VL15 ||
+	if (!pkt->has_grh || pkt->vl == SOFTIB_VL15 || pkt->rc ||
 	    pkt->dqpn != IB_MULTICAST_QPN)
 		return;
 	mcast = rvt_mcast_find(&hp->rvp, &pkt->grh.dgid, pkt->dlid);
@@ -275,7 +275,8 @@ static void softib_wire_mcast_rx(struct softib_hca_port *hp,
 /*
  * A packet arrives at HCA port @port (design: "Receive: into the
  * destination QP"). QP0 takes VL15 only and VL15 goes to QP0 only
- * (IBA 9.6.1.1).
+ * (IBA 9.6.1.1); an RC message goes to an RC QP only (rc.c), a datagram
+ * never to one.
  */
 void softib_wire_hca_rx(struct softib_port *port, struct softib_pkt *pkt)
 {
@@ -304,7 +305,11 @@ void softib_wire_hca_rx(struct softib_port *port, struct softib_pkt *pkt)
 	if (pkt->vl == SOFTIB_VL15 ? pkt->dqpn : !pkt->dqpn)
 		goto unlock;
 	qp = rvt_lookup_qpn(&hca->rdi, &hp->rvp, pkt->dqpn);
-	if (qp)
+	if (!qp)
+		goto unlock;
+	if (pkt->rc)
+		softib_rc_rx(hp, qp, pkt);
+	else if (qp->ibqp.qp_type != IB_QPT_RC)
 		softib_wire_qp_check_rx(hp, qp, pkt, path_bits);
 unlock:
 	rcu_read_unlock();
