@@ -31,8 +31,12 @@
 #   logs no ERR 1B25 (a leave of a membership it no longer has), which
 #   it did when ipoib_ng did not follow the notices: ib_ipoib's own
 #   send-only groups (ff02::2, ff02::16) go and come back with it.
-# Not yet: connected mode between the two, which needs RC on softib
-# (Documentation/softib-design.rst, step 8).
+# - connected mode (RFC 4755) between the two, over softib's RC: each
+#   side's mode set by sysfs, MTU 65520; a ping of 60000 bytes with DF
+#   each way, whole; iperf3 TCP both ways; ipoib_ng counts the
+#   connection it made and the one it accepted (cm_connects,
+#   cm_accepts) and frames over both; back to datagram mode, unicast
+#   still works.
 
 # shellcheck source=SCRIPTDIR/../lib.sh
 . "$(dirname "$0")/../lib.sh"
@@ -207,6 +211,45 @@ check_ping n1 10.5.0.2
 check ip -n n2 link del dev "$NG.8001"
 wait_for 10 "$NG.8001 gone" sh -c "! ip -n n2 link show dev $NG.8001 2> /dev/null"
 check sysfs_write n1 "/sys/class/net/$IPO/delete_child" 0x8001
+
+kmsg "connected mode between ib_ipoib and ipoib_ng, both ways"
+check sysfs_write n1 "/sys/class/net/$IPO/mode" connected
+check sysfs_write n2 "/sys/class/net/$NG/mode" connected
+check ip -n n1 link set dev "$IPO" mtu 65520
+check ip -n n2 link set dev "$NG" mtu 65520
+ip -n n2 -d link show dev "$NG" | tee /tmp/link.out
+expect_lines /tmp/link.out "mode connected" "mtu 65520 "
+c0=$(eth_stat n2 "$NG" cm_connects)
+a0=$(eth_stat n2 "$NG" cm_accepts)
+wait_for 60 "a 60000-byte ping n2 -> 10.4.0.1" ping_works n2 10.4.0.1 -s 60000 -M "do"
+check_ping n2 10.4.0.1 -s 60000 -M "do"
+wait_for 60 "a 60000-byte ping n1 -> 10.4.0.2" ping_works n1 10.4.0.2 -s 60000 -M "do"
+check_ping n1 10.4.0.2 -s 60000 -M "do"
+stat_ng() { ip netns exec n2 cat "/sys/class/net/$NG/statistics/$1"; }
+tx0=$(stat_ng tx_packets) rx0=$(stat_ng rx_packets)
+ct0=$(eth_stat n2 "$NG" cm_tx_packets) cr0=$(eth_stat n2 "$NG" cm_rx_packets)
+iperf3_run n1 10.4.0.1 n2 /tmp/cm-ng-ipo.log -t 3
+mbps=$(iperf3_mbps /tmp/cm-ng-ipo.log receiver) || fail "no TCP figure"
+awk -v m="$mbps" 'BEGIN { exit !(m > 0) }' || fail "CM TCP ipoib_ng -> ib_ipoib: $mbps Mbit/s"
+iperf3_run n1 10.4.0.1 n2 /tmp/cm-ipo-ng.log -t 3 -R
+mbps=$(iperf3_mbps /tmp/cm-ipo-ng.log receiver) || fail "no TCP figure"
+awk -v m="$mbps" 'BEGIN { exit !(m > 0) }' || fail "CM TCP ib_ipoib -> ipoib_ng: $mbps Mbit/s"
+c=$(eth_stat n2 "$NG" cm_connects)
+a=$(eth_stat n2 "$NG" cm_accepts)
+t=$(($(eth_stat n2 "$NG" cm_tx_packets) - ct0))
+r=$(($(eth_stat n2 "$NG" cm_rx_packets) - cr0))
+ntx=$(($(stat_ng tx_packets) - tx0))
+nrx=$(($(stat_ng rx_packets) - rx0))
+log "$NG: cm_connects $c (was $c0), cm_accepts $a (was $a0); during iperf3 $t of $ntx frames sent and $r of $nrx received over RC"
+((c > c0)) || fail "ipoib_ng made no connection to ib_ipoib"
+((a > a0)) || fail "ipoib_ng accepted no connection from ib_ipoib"
+# Both TCP runs went over the connections (a few ARP or ND frames may not).
+((ntx > 100 && t * 10 >= ntx * 9)) || fail "ipoib_ng: $t of $ntx frames sent over RC"
+((nrx > 100 && r * 10 >= nrx * 9)) || fail "ipoib_ng: $r of $nrx frames received over RC"
+check sysfs_write n1 "/sys/class/net/$IPO/mode" datagram
+check sysfs_write n2 "/sys/class/net/$NG/mode" datagram
+check_ping n2 10.4.0.1
+check_ping n1 10.4.0.2
 
 kmsg "ib_ipoib unloaded and loaded again beside ipoib_ng"
 check rmmod ib_ipoib

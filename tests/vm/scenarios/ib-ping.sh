@@ -15,7 +15,9 @@
 # peers' paths with their LIDs, as the SA answered them; the SA lists the
 # three ports as members of the broadcast group; a group one host joined
 # (239.1.1.1) is created through the SA and gets every datagram another
-# host sends to it.
+# host sends to it. Connected mode (RFC 4755) over softib's RC between
+# n1 and n2: a 60000-byte ping with DF each way goes whole, one
+# connection made and one accepted on each side, and iperf3 TCP runs.
 
 # shellcheck source=SCRIPTDIR/../lib.sh
 . "$(dirname "$0")/../lib.sh"
@@ -91,6 +93,26 @@ log "multicast: n1 joins 239.1.1.1, the initial namespace sends to it"
 mc_delivers n1 "$IB1" "" "$IB0" 239.1.1.1 \
 	wait_for 30 "softib1 in the SA's group of 239.1.1.1" \
 	sa_member ff12:401b:ffff::f01:101 fe80::200:0:0:201
+
+log "connected mode between n1 and n2 over RC"
+check ip -n n1 link set dev "$IB1" type ipoib mode connected
+check ip -n n2 link set dev "$IB2" type ipoib mode connected
+ip -n n1 -d link show dev "$IB1" | tee /tmp/link.out
+expect_lines /tmp/link.out "mode connected" "mtu 65520 "
+wait_for 60 "a 60000-byte ping n1 -> 10.3.0.2" ping_works n1 10.3.0.2 -s 60000 -M "do"
+check_ping n1 10.3.0.2 -s 60000 -M "do"
+check_ping n2 10.3.0.1 -s 60000 -M "do"
+iperf3_run n2 10.3.0.2 n1 /tmp/cm-tcp.log -t 3
+mbps=$(iperf3_mbps /tmp/cm-tcp.log receiver) || fail "no TCP figure"
+awk -v m="$mbps" 'BEGIN { exit !(m > 0) }' || fail "CM TCP n1 -> n2: $mbps Mbit/s"
+for h in "n1 $IB1" "n2 $IB2"; do
+	read -r ns ifc <<< "$h"
+	c=$(eth_stat "$ns" "$ifc" cm_connects)
+	a=$(eth_stat "$ns" "$ifc" cm_accepts)
+	t=$(eth_stat "$ns" "$ifc" cm_tx_packets)
+	log "$ifc: cm_connects $c cm_accepts $a cm_tx_packets $t"
+	((c >= 1 && a >= 1 && t >= 3)) || fail "$ifc: no connection each way"
+done
 
 osm_allow_sendonly ffff
 stop_opensm
