@@ -270,6 +270,13 @@ void ipn_mcast_join_complete(struct ipn_priv *priv, struct ipn_mcast *mc,
 		status = priv->ops->mc_ah_attr(priv, mc, &attr);
 		if (!status) {
 			ah = ipn_ah_create(priv, &attr);
+			/*
+			 * On InfiniBand the attributes hold a reference to
+			 * the source GID's entry (ib_init_ah_from_mcmember());
+			 * the handle holds its own. Without this put, every
+			 * join kept the entry past its device (kmemleak).
+			 */
+			rdma_destroy_ah_attr(&attr);
 			if (IS_ERR(ah)) {
 				status = PTR_ERR(ah);
 				ah = NULL;
