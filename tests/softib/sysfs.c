@@ -104,6 +104,47 @@ static ssize_t sa_drop_pct_store(struct ib_device *ibdev, u32 port_num,
 }
 static IB_PORT_ATTR_ADMIN_RW(sa_drop_pct);
 
+/*
+ * pkeys: the port's PKeyTable, 32 entries in hex; "INDEX PKEY" sets one
+ * behind the SM's back (design: step 7), as a PortInfo/PKeyTable Set
+ * would, with the same PKEY_CHANGE event to ib_core's clients. The SM
+ * puts its own table back on its next heavy sweep.
+ */
+static ssize_t pkeys_show(struct ib_device *ibdev, u32 port_num,
+			  struct ib_port_attribute *attr, char *buf)
+{
+	struct softib_hca *hca = softib_hca_from_ibdev(ibdev);
+	struct softib_hca_port *hp = &hca->hports[port_num - 1];
+	int i, n = 0;
+
+	for (i = 0; i < SOFTIB_NPKEYS; i++)
+		n += sysfs_emit_at(buf, n, "%s0x%04x", i ? " " : "",
+				   READ_ONCE(hp->pkeys[i]));
+	return n + sysfs_emit_at(buf, n, "\n");
+}
+
+static ssize_t pkeys_store(struct ib_device *ibdev, u32 port_num,
+			   struct ib_port_attribute *attr, const char *buf,
+			   size_t count)
+{
+	struct softib_hca *hca = softib_hca_from_ibdev(ibdev);
+	struct softib_hca_port *hp = &hca->hports[port_num - 1];
+	unsigned int index, pkey;
+	char end = 0;
+
+	if (sscanf(buf, "%u %x%c", &index, &pkey, &end) < 2 ||
+	    (end != '\n' && end != '\0') || index >= SOFTIB_NPKEYS ||
+	    pkey > 0xffff)
+		return -EINVAL;
+	if (READ_ONCE(hp->pkeys[index]) != pkey) {
+		/* rdmavt reads the table without locks. */
+		WRITE_ONCE(hp->pkeys[index], pkey);
+		softib_hca_event(hca, port_num, IB_EVENT_PKEY_CHANGE);
+	}
+	return count;
+}
+static IB_PORT_ATTR_ADMIN_RW(pkeys);
+
 static struct attribute *softib_sysfs_port_attrs[] = {
 	&ib_port_attr_peer.attr,
 	&ib_port_attr_sa_requests.attr,
@@ -114,6 +155,7 @@ static struct attribute *softib_sysfs_port_attrs[] = {
 	&ib_port_attr_sa_dropped.attr,
 	&ib_port_attr_link.attr,
 	&ib_port_attr_sa_drop_pct.attr,
+	&ib_port_attr_pkeys.attr,
 	NULL
 };
 

@@ -13,6 +13,11 @@
 # ports' tables, both children lose their carrier and no ping gets
 # through (the ports drop the partition's frames, IBA 10.9.3). P1 back
 # and another HUP: the carriers and the pings come back by themselves.
+# The children in connected mode: a 60000-byte ping goes whole over an
+# RC connection on P_Key 0x8001. Behind the SM's back (softib's pkeys
+# control, design step 7): 0x8001 taken out of softib2's table by hand,
+# c2 loses its carrier and no ping crosses; put back by hand, c2 comes
+# back by itself.
 
 # shellcheck source=SCRIPTDIR/../lib.sh
 . "$(dirname "$0")/../lib.sh"
@@ -90,6 +95,34 @@ wait_for 60 "carrier on c1 again" has_carrier n1 c1
 wait_for 60 "carrier on c2 again" has_carrier n2 c2
 wait_for 60 "ping over P_Key 0x8001 again" ping_works n1 10.4.0.2
 check_ping n1 10.4.0.2
+check_ping n2 10.4.0.1
+
+log "the children in connected mode: RC on P_Key 0x8001"
+check ip -n n1 link set dev c1 type ipoib mode connected
+check ip -n n2 link set dev c2 type ipoib mode connected
+wait_for 60 "a 60000-byte ping over RC" ping_works n1 10.4.0.2 -s 60000 -M "do"
+check_ping n1 10.4.0.2 -s 60000 -M "do"
+check_ping n2 10.4.0.1 -s 60000 -M "do"
+c=$(eth_stat n1 c1 cm_connects)
+((c >= 1)) || fail "c1 made no connection"
+check ip -n n1 link set dev c1 type ipoib mode datagram
+check ip -n n2 link set dev c2 type ipoib mode datagram
+
+log "0x8001 out of softib2's table by hand, behind the SM"
+PK=/sys/class/infiniband/softib2/ports/1/softib/pkeys
+cat "$PK"
+idx=$(awk '{ for (i = 1; i <= NF; i++) if ($i == "0x8001") print i - 1 }' "$PK")
+[[ -n $idx ]] || fail "softib2's table has no 0x8001: $(cat "$PK")"
+check sh -c "echo '$idx 0x0000' > $PK"
+# A malformed write is refused and changes nothing.
+sh -c "echo '99 0x8001' > $PK" 2> /dev/null && fail "index 99 accepted"
+sh -c "echo 'x' > $PK" 2> /dev/null && fail "a malformed line accepted"
+wait_for 60 "c2 to lose its carrier" sh -c "! ip -n n2 -o link show dev c2 | grep -q LOWER_UP"
+ping_works n1 10.4.0.2 && fail "a ping crossed into a port without the P_Key"
+log "put back by hand: c2 returns by itself"
+check sh -c "echo '$idx 0x8001' > $PK"
+wait_for 60 "carrier on c2 again" has_carrier n2 c2
+wait_for 60 "ping over P_Key 0x8001 again" ping_works n1 10.4.0.2
 check_ping n2 10.4.0.1
 
 osm_allow_sendonly "ffff|8001"
