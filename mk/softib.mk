@@ -30,19 +30,25 @@ SOFTIB_SRC := $(wildcard $(CURDIR)/tests/softib/*.[ch]) $(CURDIR)/tests/softib/K
 
 .PHONY: softib vm-softib
 
+# softib_build RELEASE KDIR: softib.ko in build/softib/RELEASE/, W=1,
+# any compiler or modpost warning fails.
+define softib_build
+	d=$(BUILD)/softib/$(1); rm -rf $$d; mkdir -p $$d; \
+	cp $(SOFTIB_SRC) $$d/; \
+	echo "softib: $(1)"; \
+	$(MAKE) -C $(2) M=$$d W=1 -j$(J) modules \
+		> $$d/build.log 2>&1 || \
+		{ cat $$d/build.log; echo "softib: $(1) failed"; exit 1; }; \
+	! grep -E "warning:|error:|objtool" $$d/build.log || \
+		{ echo "softib: $(1): warnings above"; exit 1; }; \
+	echo "softib: $(1) clean: $$d/softib.ko"
+endef
+
 softib:
 	@test -n "$(SOFTIB_KRELS)" || \
 		{ echo "softib: no 6.1 or 6.12 headers installed (make setup)"; exit 1; }
 	@set -e; for r in $(SOFTIB_KRELS); do \
-		d=$(BUILD)/softib/$$r; rm -rf $$d; mkdir -p $$d; \
-		cp $(SOFTIB_SRC) $$d/; \
-		echo "softib: $$r"; \
-		$(MAKE) -C /lib/modules/$$r/build M=$$d W=1 -j$(J) modules \
-			> $$d/build.log 2>&1 || \
-			{ cat $$d/build.log; echo "softib: $$r failed"; exit 1; }; \
-		! grep -E "warning:|error:|objtool" $$d/build.log || \
-			{ echo "softib: $$r: warnings above"; exit 1; }; \
-		echo "softib: $$r clean: $$d/softib.ko"; \
+		$(call softib_build,$$r,/lib/modules/$$r/build); \
 	done
 
 # Every release runs even when one fails; the target fails if any did.
@@ -65,3 +71,18 @@ vm-softib-ipoib: softib
 		$(MAKE) vm-check-krel VM_KREL=$$r VM_TIMEOUT=$(SOFTIB_TIMEOUT) \
 			VM_SCENARIOS="$(SOFTIB_IPOIB_SCENARIOS)" || rc=1; \
 	done; exit $$rc
+
+# Step 9 (softib-design.rst): the fabric, OpenSM and ipoib_ng's IB
+# backend under the debug test kernel's KASAN, lockdep and kmemleak
+# (mk/kernel.mk; its config has rdmavt, umad and ib_ipoib for this), in
+# one VM with one final kmemleak scan, results in build/vm-softib-debug/.
+#   make softib-debug      softib.ko for the test kernel
+#   make vm-softib-debug   SOFTIB_DEBUG_SCENARIOS there
+SOFTIB_DEBUG_SCENARIOS ?= softib-opensm softib-ud softib-rc ib-ping ib-interop ib-faults
+.PHONY: softib-debug vm-softib-debug
+softib-debug: test-kernel
+	@set -e; $(call softib_build,$(TEST_KERNEL_RELEASE),$(TEST_KERNEL_KDIR))
+
+vm-softib-debug: softib-debug module-debug ipoibctl
+	$(VM_RUN_DEBUG) --one-vm debug --out $(BUILD)/vm-softib-debug \
+		$(SOFTIB_DEBUG_SCENARIOS)
