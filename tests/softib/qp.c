@@ -96,6 +96,32 @@ void softib_qp_fill_lrh(struct rvt_qp *qp, const struct rdma_ah_attr *attr,
 	}
 }
 
+/* @ss over an SWQE's SGEs, whose MR references the SWQE keeps. */
+void softib_qp_wqe_ss(struct rvt_swqe *wqe, struct rvt_sge_state *ss)
+{
+	ss->sge = wqe->sg_list[0];
+	ss->sg_list = wqe->sg_list + 1;
+	ss->num_sge = wqe->wr.num_sge;
+	ss->total_len = wqe->length;
+}
+
+/*
+ * Copy @len bytes out of the memory of @ss into @data: an SWQE's SGEs
+ * (@release false: the SWQE keeps their MR references), or an MR that
+ * rvt_rkey_ok() referenced (@release: dropped here).
+ */
+void softib_qp_copy_out(struct rvt_sge_state *ss, u8 *data, u32 len,
+			bool release)
+{
+	u32 n;
+
+	for (; len; len -= n, data += n) {
+		n = rvt_get_sge_length(&ss->sge, len);
+		memcpy(data, ss->sge.vaddr, n);
+		rvt_update_sge(ss, n, release);
+	}
+}
+
 /*
  * A UD SWQE as a packet (IBA 9.2, 9.8, 11.4.1.1): LRH from the AH, BTH
  * and DETH from the QP and WR, the payload copied once from the SGEs. The
@@ -110,8 +136,7 @@ static struct softib_pkt *softib_qp_make_pkt(struct rvt_qp *qp,
 	struct softib_hca_port *hp;
 	struct rvt_sge_state ss;
 	struct softib_pkt *pkt;
-	u32 left, len, pidx;
-	u8 *p;
+	u32 pidx;
 
 	if (wqe->length > SOFTIB_MAX_PAYLOAD)
 		return NULL;
@@ -143,16 +168,8 @@ static struct softib_pkt *softib_qp_make_pkt(struct rvt_qp *qp,
 		pkt->imm = wqe->wr.ex.imm_data;
 	}
 
-	ss.sge = wqe->sg_list[0];
-	ss.sg_list = wqe->sg_list + 1;
-	ss.num_sge = wqe->wr.num_sge;
-	ss.total_len = wqe->length;
-	p = pkt->data;
-	for (left = wqe->length; left; left -= len, p += len) {
-		len = rvt_get_sge_length(&ss.sge, left);
-		memcpy(p, ss.sge.vaddr, len);
-		rvt_update_sge(&ss, len, false);
-	}
+	softib_qp_wqe_ss(wqe, &ss);
+	softib_qp_copy_out(&ss, pkt->data, wqe->length, false);
 	return pkt;
 }
 
@@ -205,8 +222,8 @@ static bool softib_qp_count_sa(struct softib_hca_port *hp,
  * multicast packet also loops back to the port's own attached QPs, as
  * HCAs do (and rxe; IPoIB drops its own echo by source QPN and LID).
  */
-static void softib_qp_xmit(struct softib_hca *hca, u32 port_num,
-			   struct softib_pkt *pkt)
+void softib_qp_xmit(struct softib_hca *hca, u32 port_num,
+		    struct softib_pkt *pkt)
 {
 	struct softib_port *port = hca->hports[port_num - 1].port;
 	u16 lid = READ_ONCE(port->lid);

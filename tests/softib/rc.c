@@ -38,31 +38,6 @@ static struct softib_pkt *softib_rc_pkt_alloc(u32 len)
 }
 
 /*
- * Copy @len bytes out of the memory of @ss into @data: an SWQE's SGEs,
- * whose MR references the SWQE keeps (@release false), or the MR a READ
- * names, whose reference rvt_rkey_ok() took (@release: dropped here).
- */
-static void softib_rc_copy_out(struct rvt_sge_state *ss, u8 *data, u32 len,
-			       bool release)
-{
-	u32 n;
-
-	for (; len; len -= n, data += n) {
-		n = rvt_get_sge_length(&ss->sge, len);
-		memcpy(data, ss->sge.vaddr, n);
-		rvt_update_sge(ss, n, release);
-	}
-}
-
-static void softib_rc_wqe_ss(struct rvt_swqe *wqe, struct rvt_sge_state *ss)
-{
-	ss->sge = wqe->sg_list[0];
-	ss->sg_list = wqe->sg_list + 1;
-	ss->num_sge = wqe->wr.num_sge;
-	ss->total_len = wqe->length;
-}
-
-/*
  * The requester's message for @wqe to its QP's remote address and QPN,
  * on the wire; what the responder answered. No locks held: the SWQE stays
  * at s_last until the send work completes it, and reset waits for the
@@ -78,8 +53,6 @@ static enum softib_rc_result softib_rc_request(struct rvt_qp *qp,
 	enum softib_rc_result res;
 	struct rvt_sge_state ss;
 	struct softib_pkt *pkt;
-	struct softib_port *port;
-	u16 lid, mask;
 	u8 pidx;
 
 	if (!qp->port_num || qp->port_num > hca->node.nports)
@@ -107,22 +80,16 @@ static enum softib_rc_result softib_rc_request(struct rvt_qp *qp,
 		pkt->rkey = wqe->rdma_wr.rkey;
 	}
 	if (!read && wqe->length) {
-		softib_rc_wqe_ss(wqe, &ss);
-		softib_rc_copy_out(&ss, pkt->data, wqe->length, false);
+		softib_qp_wqe_ss(wqe, &ss);
+		softib_qp_copy_out(&ss, pkt->data, wqe->length, false);
 	}
 
-	/* To the own LID it loops back in the HCA (IBA 7.11). */
-	port = hp->port;
-	lid = READ_ONCE(port->lid);
-	mask = ~((1U << READ_ONCE(port->lmc)) - 1);
-	if (lid && (pkt->dlid & mask) == lid)
-		softib_wire_hca_rx(port, pkt);
-	else
-		softib_wire_xmit(port, pkt);
+	/* As UD's: to the own LID it loops back in the HCA (IBA 7.11). */
+	softib_qp_xmit(hca, qp->port_num, pkt);
 
 	res = pkt->rc_result;
 	if (res == SOFTIB_RC_ACK && read && wqe->length) {
-		softib_rc_wqe_ss(wqe, &ss);
+		softib_qp_wqe_ss(wqe, &ss);
 		rvt_copy_sge(qp, &ss, pkt->data, wqe->length, false, false);
 	}
 	/* An RNR NAK's AETH carries the responder's timer (IBA 9.7.5.2.8). */
@@ -187,12 +154,13 @@ static bool softib_rc_answer(struct rvt_qp *qp, struct rvt_swqe *wqe,
 	return rvt_error_qp(qp, IB_WC_WR_FLUSH_ERR);
 }
 
-static void softib_rc_last_wqe(struct rvt_qp *qp)
+/* An asynchronous event of @qp to its owner; no QP lock held. */
+static void softib_rc_event(struct rvt_qp *qp, enum ib_event_type type)
 {
 	struct ib_event ev = {
 		.device = qp->ibqp.device,
 		.element.qp = &qp->ibqp,
-		.event = IB_EVENT_QP_LAST_WQE_REACHED,
+		.event = type,
 	};
 
 	if (qp->ibqp.event_handler)
@@ -250,7 +218,7 @@ void softib_rc_send_work(struct rvt_qp *qp)
 		if (lastwqe) {
 			spin_unlock(&qp->s_lock);
 			spin_unlock_irqrestore(&qp->r_lock, flags);
-			softib_rc_last_wqe(qp);
+			softib_rc_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
 			spin_lock_irqsave(&qp->r_lock, flags);
 			spin_lock(&qp->s_lock);
 		}
@@ -288,6 +256,22 @@ static void softib_rc_recv_done(struct softib_hca_port *hp, struct rvt_qp *qp,
 	if (!rvt_cq_enter(ibcq_to_rvtcq(qp->ibqp.recv_cq), &wc,
 			  pkt->solicited))
 		rvt_rc_error(qp, IB_WC_LOC_QP_OP_ERR);
+}
+
+/*
+ * @ss over the responder's memory an RDMA message names: its R_Key
+ * checked against the QP's PD and the access @acc, the MR referenced
+ * (dropped as the copy consumes it).
+ */
+static bool softib_rc_rkey(struct rvt_qp *qp, const struct softib_pkt *pkt,
+			   int acc, struct rvt_sge_state *ss)
+{
+	if (!rvt_rkey_ok(qp, &ss->sge, pkt->len, pkt->vaddr, pkt->rkey, acc))
+		return false;
+	ss->sg_list = NULL;
+	ss->num_sge = 1;
+	ss->total_len = pkt->len;
+	return true;
 }
 
 /*
@@ -337,11 +321,9 @@ static enum softib_rc_result softib_rc_respond(struct softib_hca_port *hp,
 				goto rnr;
 		}
 		if (pkt->len) {
-			if (!rvt_rkey_ok(qp, &ss.sge, pkt->len, pkt->vaddr,
-					 pkt->rkey, IB_ACCESS_REMOTE_WRITE))
+			if (!softib_rc_rkey(qp, pkt, IB_ACCESS_REMOTE_WRITE,
+					    &ss))
 				goto access;
-			ss.num_sge = 1;
-			ss.total_len = pkt->len;
 			rvt_copy_sge(qp, &ss, pkt->data, pkt->len, true, false);
 			rvt_put_ss(&ss);
 		}
@@ -353,12 +335,10 @@ static enum softib_rc_result softib_rc_respond(struct softib_hca_port *hp,
 		if (!(qp->qp_access_flags & IB_ACCESS_REMOTE_READ))
 			goto err;
 		if (pkt->len) {
-			if (!rvt_rkey_ok(qp, &ss.sge, pkt->len, pkt->vaddr,
-					 pkt->rkey, IB_ACCESS_REMOTE_READ))
+			if (!softib_rc_rkey(qp, pkt, IB_ACCESS_REMOTE_READ,
+					    &ss))
 				goto access;
-			ss.num_sge = 1;
-			ss.total_len = pkt->len;
-			softib_rc_copy_out(&ss, pkt->data, pkt->len, true);
+			softib_qp_copy_out(&ss, pkt->data, pkt->len, true);
 			rvt_put_ss(&ss);
 		}
 		return SOFTIB_RC_ACK;
@@ -418,13 +398,6 @@ void softib_rc_rx(struct softib_hca_port *hp, struct rvt_qp *qp,
 	 * in softirq (rvt_rc_timeout): lockdep's SOFTIRQ-safe -> unsafe.
 	 * The QP outlives this RCU section (rvt_remove_qp waits for it).
 	 */
-	if (comm_est && qp->ibqp.event_handler) {
-		struct ib_event ev = {
-			.device = qp->ibqp.device,
-			.element.qp = &qp->ibqp,
-			.event = IB_EVENT_COMM_EST,
-		};
-
-		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
-	}
+	if (comm_est)
+		softib_rc_event(qp, IB_EVENT_COMM_EST);
 }

@@ -292,6 +292,11 @@ void softib_qp_set_callbacks(struct rvt_driver_provided *f);
 void softib_qp_fill_lrh(struct rvt_qp *qp, const struct rdma_ah_attr *attr,
 			u8 port_num, struct softib_pkt *pkt);
 bool softib_qp_queue_send(struct rvt_qp *qp);
+void softib_qp_wqe_ss(struct rvt_swqe *wqe, struct rvt_sge_state *ss);
+void softib_qp_copy_out(struct rvt_sge_state *ss, u8 *data, u32 len,
+			bool release);
+void softib_qp_xmit(struct softib_hca *hca, u32 port_num,
+		    struct softib_pkt *pkt);
 extern const struct rvt_operation_params softib_qp_post_parms[RVT_OPERATION_MAX];
 extern const enum ib_wc_opcode softib_qp_wc_opcode[];
 
