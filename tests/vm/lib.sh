@@ -654,6 +654,16 @@ iperf3_mbps() {
 		END { if (v == "") exit 1; print v }' "$1"
 }
 
+# iperf3_tcp_moves SRV_NS SRV_ADDR CLI_NS LOG WHAT [iperf3 client
+# options]: iperf3_run, and the receiver's TCP figure must be above zero
+# (WHAT names the direction in the failure).
+iperf3_tcp_moves() {
+	local what=$5 mbps
+	iperf3_run "$1" "$2" "$3" "$4" "${@:6}"
+	mbps=$(iperf3_mbps "$4" receiver) || fail "$what: no TCP figure"
+	awk -v m="$mbps" 'BEGIN { exit !(m > 0) }' || fail "$what: $mbps Mbit/s"
+}
+
 # iperf3_udp_loss LOG: the receiver's UDP loss in percent ("416/4436 (9.4%)").
 iperf3_udp_loss() {
 	awk '$NF == "receiver" { for (i = 1; i <= NF; i++) if ($i ~ /^\([0-9.e+-]+%\)$/) { v = $i } }
@@ -894,6 +904,26 @@ port_field() {
 # IBA 1.3, and creates those groups.)
 osm_allow_sendonly() {
 	OSM_ERR_OK="ERR 1B10: Failed to create multicast group because Join State != FullMember \| SendOnlyFullMember - required for create, MGID: ff12:[46]01b:($1)::(16|2) "
+}
+
+# softib_pingpong TOOL SERVER CLIENT N BYTES: a libibverbs pingpong
+# example (ibv_ud_pingpong, ibv_rc_pingpong) between two softib HCAs by
+# LID, over its TCP channel on localhost, N round trips; the client must
+# report BYTES bytes and N iterations.
+softib_pingpong() {
+	local tool=$1 srv=$2 cli=$3 n=$4 bytes=$5 port=$((18515 + RANDOM % 1000))
+	log "\$ $tool -d $srv (server); -d $cli (client), $n iterations"
+	timeout 120 "$tool" -d "$srv" -i 1 -p "$port" -n "$n" \
+		> "/tmp/$tool-server.out" 2>&1 &
+	local server=$!
+	wait_for 30 "the pingpong server on port $port" tcp_listening "$port"
+	timeout 120 "$tool" -d "$cli" -i 1 -p "$port" -n "$n" localhost \
+		> "/tmp/$tool-client.out" 2>&1 ||
+		{ cat "/tmp/$tool-client.out" "/tmp/$tool-server.out"; fail "$tool $cli -> $srv failed"; }
+	wait "$server" ||
+		{ cat "/tmp/$tool-client.out" "/tmp/$tool-server.out"; fail "$tool server on $srv failed"; }
+	cat "/tmp/$tool-client.out"
+	expect_lines "/tmp/$tool-client.out" "$bytes bytes in .* seconds" "$n iters in"
 }
 
 # softib_hosts: ipoib_ng loaded over softib, three hosts, each interface

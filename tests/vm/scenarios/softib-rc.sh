@@ -22,24 +22,9 @@ lid1=$(port_field softib1 "Base lid")
 lid2=$(port_field softib2 "Base lid")
 log "softib1 LID $lid1, softib2 LID $lid2"
 
-# rc_pingpong SERVER CLIENT [N]: ibv_rc_pingpong over TCP on localhost.
-rc_pingpong() {
-	local port=$((18515 + RANDOM % 1000)) n=${3:-200}
-	log "\$ ibv_rc_pingpong -d $1 (server); -d $2 (client), $n iterations"
-	timeout 120 ibv_rc_pingpong -d "$1" -i 1 -p "$port" -n "$n" \
-		> /tmp/rcp-server.out 2>&1 &
-	local server=$!
-	wait_for 30 "the pingpong server on port $port" tcp_listening "$port"
-	timeout 120 ibv_rc_pingpong -d "$2" -i 1 -p "$port" -n "$n" localhost \
-		> /tmp/rcp-client.out 2>&1 ||
-		{ cat /tmp/rcp-client.out /tmp/rcp-server.out; fail "ibv_rc_pingpong $2 -> $1 failed"; }
-	wait "$server" ||
-		{ cat /tmp/rcp-client.out /tmp/rcp-server.out; fail "ibv_rc_pingpong server on $1 failed"; }
-	cat /tmp/rcp-client.out
-	expect_lines /tmp/rcp-client.out "$((n * 4096 * 2)) bytes in .* seconds" "$n iters in"
-}
-rc_pingpong softib2 softib1
-rc_pingpong softib1 softib1
+# ibv_rc_pingpong counts 4096 bytes each way a round trip.
+softib_pingpong ibv_rc_pingpong softib2 softib1 200 $((200 * 4096 * 2))
+softib_pingpong ibv_rc_pingpong softib1 softib1 200 $((200 * 4096 * 2))
 
 # perftest TOOL: server on softib1, client on softib2, 500 x 64 KiB.
 perftest_rc() {
@@ -84,7 +69,7 @@ wait "$server" "$client" 2> /dev/null || true
 check sh -c 'echo up > /sys/class/infiniband/softib1/ports/1/softib/link'
 wait_for 60 "softib1 port 1 ACTIVE again" \
 	grep -q ACTIVE /sys/class/infiniband/softib1/ports/1/state
-rc_pingpong softib1 softib2 20
+softib_pingpong ibv_rc_pingpong softib1 softib2 20 $((20 * 4096 * 2))
 
 log "the in-tree ib_ipoib in connected mode on softib1 and softib2"
 check modprobe ib_ipoib

@@ -23,25 +23,10 @@ lid1=$(port_field softib1 "Base lid")
 lid2=$(port_field softib2 "Base lid")
 log "softib1 LID $lid1, softib2 LID $lid2"
 
-# ud_pingpong DEV_SERVER DEV_CLIENT: 200 round trips of 2048 bytes by LID
-# (no -g: no GRH), the LIDs and QPNs exchanged over TCP on loopback.
-ud_pingpong() {
-	local port=$((18515 + RANDOM % 1000))
-	log "\$ ibv_ud_pingpong -d $1 (server); -d $2 (client), 200 iterations"
-	timeout 120 ibv_ud_pingpong -d "$1" -i 1 -p "$port" -n 200 \
-		> /tmp/udp-server.out 2>&1 &
-	local server=$!
-	wait_for 30 "the pingpong server on port $port" tcp_listening "$port"
-	timeout 120 ibv_ud_pingpong -d "$2" -i 1 -p "$port" -n 200 localhost \
-		> /tmp/udp-client.out 2>&1 ||
-		{ cat /tmp/udp-client.out /tmp/udp-server.out; fail "ibv_ud_pingpong $2 -> $1 failed"; }
-	wait "$server" ||
-		{ cat /tmp/udp-client.out /tmp/udp-server.out; fail "ibv_ud_pingpong server on $1 failed"; }
-	cat /tmp/udp-client.out
-	expect_lines /tmp/udp-client.out "409600 bytes in .* seconds" "200 iters in"
-}
-ud_pingpong softib2 softib1
-ud_pingpong softib1 softib1
+# 200 round trips of 2048 bytes by LID (no -g: no GRH), between two HCAs
+# and within one.
+softib_pingpong ibv_ud_pingpong softib2 softib1 200 409600
+softib_pingpong ibv_ud_pingpong softib1 softib1 200 409600
 
 log "the in-tree ib_ipoib on softib1 and softib2"
 check modprobe ib_ipoib
