@@ -331,6 +331,28 @@ IPN_TESTABLE u8 ipn_tx_ip_scope(const struct sk_buff *skb)
 }
 
 /*
+ * Whether the stack has mgid in the device's list: rx_mode_work hands the
+ * list to the core later, under RTNL, which the DAD of an address being
+ * added can outrun by seconds on a busy machine. BH is off (xmit).
+ */
+static bool ipn_mcast_stack_listed(struct ipn_priv *priv, const u8 *mgid)
+{
+	struct net_device *dev = priv->dev;
+	struct netdev_hw_addr *ha;
+	bool listed = false;
+
+	netif_addr_lock(dev);
+	netdev_for_each_mc_addr(ha, dev) {
+		if (!memcmp(ipn_addr_gid(ha->addr), mgid, IPC_GID_LEN)) {
+			listed = true;
+			break;
+		}
+	}
+	netif_addr_unlock(dev);
+	return listed;
+}
+
+/*
  * A frame for the group mgid: the core's RFC 4391 s10 decision, carried
  * out. A group that does not exist and is scoped beyond the link sends
  * to the all-routers group of its family instead (once: redirect).
@@ -353,6 +375,20 @@ static struct ipn_ah *ipn_mcast_tx(struct ipn_priv *priv, const u8 *mgid,
 		ipn_drop(priv, skb, PTR_ERR(mc) == -ENOSPC ?
 			 IPC_R_GROUP_TABLE_FULL : IPC_R_NO_ROUTE, true);
 		return NULL;
+	}
+	/*
+	 * A frame that would start a send-only join to a group the stack
+	 * has joined (its own solicited-node group, for DAD): the
+	 * subscription goes to the core first, and the frame waits for the
+	 * FullMember join. Not under umcast, where rx_mode_work asks
+	 * whether another user holds the group, which may sleep.
+	 */
+	if (ipc_mc_tx_joins(&mc->st, now) && !READ_ONCE(priv->umcast) &&
+	    !ipc_mc_wanted(&mc->st, IPC_JOIN_FULL) &&
+	    ipn_mcast_stack_listed(priv, mgid)) {
+		ipc_mc_subscribe(&mc->st, &priv->mc_cfg, IPC_JOIN_FULL, now,
+				 &r);
+		ipn_mcast_apply(priv, mc, &r, NULL);
 	}
 	ipc_mc_tx(&mc->st, &priv->mc_cfg, now,
 		  redirect && ipn_mcast_routers_usable(priv, mgid), &r);

@@ -66,6 +66,7 @@ static struct kunit_case ipn_sa_cases[] = {
 	KUNIT_CASE(sa_path_table_bounded),
 	KUNIT_CASE(sa_group_table_bounded),
 	KUNIT_CASE(sa_rx_mode_diff),
+	KUNIT_CASE(sa_member_tx_before_sync),
 	KUNIT_CASE(sa_umcast),
 	KUNIT_CASE(sa_sender_subscribes),
 	KUNIT_CASE(sa_sender_follows_notices),

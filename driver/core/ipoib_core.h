@@ -710,6 +710,14 @@ ipc_u64 ipc_mc_deadline(const struct ipc_mc *m);
 int ipc_mc_wanted(const struct ipc_mc *m, int type);
 /* 1 while the group is known not to exist (a send-only join refused). */
 int ipc_mc_missing(const struct ipc_mc *m);
+/*
+ * 1 if a frame sent now would start a SendOnlyNonMember join (s10): the
+ * group is not held and no cached absence stands. A stack subscription
+ * that has not reached the core yet (the shim syncs the device's list
+ * later) is handed over first, so that a member joins as FullMember and
+ * never as a sender of a group it belongs to. Reads m only.
+ */
+int ipc_mc_tx_joins(const struct ipc_mc *m, ipc_u64 now);
 
 /* ------------------------------------------------------------------ */
 /* SA request budget: one per port, for every interface on it            */

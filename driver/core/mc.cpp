@@ -743,3 +743,15 @@ extern "C" int ipc_mc_missing(const struct ipc_mc *m)
 {
 	return m->state == IPC_MC_MISSING;
 }
+
+extern "C" int ipc_mc_tx_joins(const struct ipc_mc *m, ipc_u64 now)
+{
+	switch (m->state) {
+	case IPC_MC_IDLE:
+		return 1;
+	case IPC_MC_MISSING: /* mc_on_tx asks again once the cache expires */
+		return now >= m->deadline_ms;
+	default:
+		return 0;
+	}
+}

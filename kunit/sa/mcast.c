@@ -310,6 +310,50 @@ static void sa_rx_mode_diff(struct kunit *test)
 }
 
 /*
+ * A frame to a group the stack has joined, sent before rx_mode_work has
+ * handed the device's list to the core (the DAD probe to an address's own
+ * solicited-node group, at interface up): the member joins FullMember and
+ * the frame waits for that join. A SendOnlyNonMember join there would ask
+ * the SA for a group nobody has created yet (OpenSM: ERR 1B10, the probe
+ * lost). RTNL held keeps the work from running in between.
+ */
+static void sa_member_tx_before_sync(struct kunit *test)
+{
+	struct ipn_priv *priv = ((struct kt_ctx *)test->priv)->priv;
+	struct net_device *dev = priv->dev;
+	static const u8 ip_group[4] = { 224, 1, 2, 4 };
+	u8 mgid[16], hw[20];
+	struct kt_join *j;
+	u64 sent;
+
+	kt_join_bcast(test, priv);
+	kt_mgid_v4(ip_group, priv->ifid.bcast_gid, mgid);
+	ipn_kunit_mc_addr(hw, mgid);
+	sent = ipn_stat(priv, tx_packets);
+	rtnl_lock();
+	KUNIT_EXPECT_EQ(test, dev_mc_add(dev, hw), 0);
+	ipn_kunit_xmit(priv, hw, htonl(0xe0010204));
+	rtnl_unlock();
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_count_joins(mgid) > 0));
+	kt_settle(priv);
+	KUNIT_EXPECT_EQ(test, kt_count_joins(mgid), 1);
+	spin_lock_bh(&kt_sa.lock);
+	j = kt_find_join(mgid);
+	KUNIT_EXPECT_EQ(test, j->req.join_state, IPC_JOIN_FULL);
+	spin_unlock_bh(&kt_sa.lock);
+	KUNIT_EXPECT_EQ(test, ipn_stat(priv, tx_packets), sent);
+	KUNIT_ASSERT_EQ(test, kt_answer_join(mgid, 0, KT_QKEY, IB_MTU_2048), 0);
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000, ipn_stat(priv, tx_packets) >
+					sent));
+	KUNIT_EXPECT_EQ(test, kt_mc_state(priv, mgid), IPC_MC_JOINED);
+	KUNIT_EXPECT_EQ(test, ipn_stat_drop(priv, IPC_R_NOT_JOINED), 0u);
+
+	/* The work's diff agrees: left when the stack lets go. */
+	KUNIT_ASSERT_EQ(test, dev_mc_del(dev, hw), 0);
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000, kt_count_joins(mgid) == 0));
+}
+
+/*
  * umcast (sysfs/netlink, as ib_ipoib's): a stack group that another user
  * of the port already holds at the SA is not joined; one that nobody
  * holds is; a group this interface holds itself (ib_sa reports it too)

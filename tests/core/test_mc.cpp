@@ -1200,6 +1200,47 @@ TEST(mc_access, missing_only_when_refused)
 	EXPECT_FALSE(ipc_mc_missing(&b.m));
 }
 
+/*
+ * tx_joins says what the next frame would do: a send-only join from IDLE
+ * and from an expired absence, nothing else; and the next tx agrees.
+ */
+TEST(mc_access, tx_joins_matches_what_tx_does)
+{
+	Mc i;
+	EXPECT_TRUE(ipc_mc_tx_joins(&i.m, T0));
+	i.tx(T0);
+	EXPECT_EQ(i.m.pending, IPC_JOIN_SENDONLY);
+	EXPECT_FALSE(ipc_mc_tx_joins(&i.m, T0));
+
+	Mc t;
+	t.missing();
+	uint64_t expiry = t.m.deadline_ms;
+	EXPECT_FALSE(ipc_mc_tx_joins(&t.m, expiry - 1));
+	EXPECT_TRUE(ipc_mc_tx_joins(&t.m, expiry));
+	t.tx(expiry);
+	EXPECT_EQ(t.state(), IPC_MC_JOINING);
+
+	Mc j, b, h, l;
+	j.joined_full();
+	b.backoff();
+	h.held();
+	l.leaving();
+	for (const Mc *o : { &j, &b, &h, &l })
+		EXPECT_FALSE(ipc_mc_tx_joins(&o->m, T0 + 100000000));
+}
+
+/* A subscription handed over first: the frame waits for a FULL join. */
+TEST(mc_access, subscribe_before_tx_joins_full_rfc4391_s10)
+{
+	Mc t;
+	ASSERT_TRUE(ipc_mc_tx_joins(&t.m, T0));
+	t.sub(T0);
+	t.tx(T0);
+	EXPECT_EQ(t.state(), IPC_MC_JOINING);
+	EXPECT_EQ(t.m.pending, IPC_JOIN_FULL);
+	EXPECT_EQ(t.m.queued, 1);
+}
+
 TEST(mc_access, view_and_deadline_copy_the_machine)
 {
 	Mc t;
