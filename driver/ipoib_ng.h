@@ -175,8 +175,6 @@ enum {
 	IPN_MC_EVICT_BUCKETS = 64,
 };
 
-/* An SA PathRecord query (IB), and the MADs of the all-multicast mode. */
-#define IPN_SA_TIMEOUT_MS	1000
 #define IPN_AM_TIMEOUT_MS	1000
 #define IPN_AM_RETRIES		3
 /* RoCE: rdma_resolve_ip() for a path. */

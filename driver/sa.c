@@ -101,6 +101,7 @@ static void ipn_ib_path_done(int status, struct sa_path_rec *resp,
 static int ipn_ib_path_query(struct ipn_priv *priv, struct ipn_path *path)
 {
 	struct sa_path_rec rec = {};
+	unsigned long timeout_ms;
 	int id;
 
 	rec.rec_type = SA_PATH_REC_TYPE_IB;
@@ -120,11 +121,19 @@ static int ipn_ib_path_query(struct ipn_priv *priv, struct ipn_path *path)
 		return -EBUSY;
 	}
 	path->sa_busy = true;
+	/*
+	 * As long as the core waits for the answer: ib_sa sends the MAD
+	 * again every tenth of it (sa_query.c) under the same TID, so a
+	 * late answer to the first try still completes the query. With a
+	 * second's wait, an SA that answers in more than one (a large
+	 * subnet's, a busy one's) answered nothing at all, ten times.
+	 */
+	timeout_ms = priv->path_cfg.query_timeout_ms;
 	spin_unlock_bh(&priv->lock);
 	id = priv->sa->path_rec_get(priv, &rec,
 				    IB_SA_PATH_REC_DGID | IB_SA_PATH_REC_SGID |
 				    IB_SA_PATH_REC_NUMB_PATH | IB_SA_PATH_REC_PKEY,
-				    IPN_SA_TIMEOUT_MS, ipn_ib_path_done, path,
+				    timeout_ms, ipn_ib_path_done, path,
 				    &path->sa_query);
 	if (id < 0) {
 		spin_lock_bh(&priv->lock);

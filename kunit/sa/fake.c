@@ -13,6 +13,7 @@ struct kt_query {
 	int id;
 	struct sa_path_rec req;
 	ib_sa_comp_mask mask;
+	unsigned long timeout_ms;	/* what ib_sa would wait, all tries */
 };
 
 struct kt_join {
@@ -70,6 +71,7 @@ static int kt_path_rec_get(struct ipn_priv *priv, struct sa_path_rec *rec,
 	q->ctx = ctx;
 	q->req = *rec;
 	q->mask = mask;
+	q->timeout_ms = timeout_ms;
 	spin_lock_bh(&kt_sa.lock);
 	q->id = ++kt_sa.next_id;
 	list_add_tail(&q->list, &kt_sa.queries);
