@@ -211,6 +211,7 @@ static void softib_hca_port_init(struct softib_hca *hca, int idx)
 	struct rvt_ibport *rvp = &hp->rvp;
 
 	hp->port = &hca->node.ports[idx + 1];
+	softib_qp_sa_held_init(hp);
 	hp->pkeys[0] = IB_DEFAULT_PKEY_FULL;
 	hp->guids[0] = cpu_to_be64(be64_to_cpu(hca->node.node_guid) + idx + 1);
 
@@ -323,6 +324,7 @@ void softib_hca_destroy(struct softib_hca *hca)
 
 	for (i = 0; i < hca->node.nports; i++) {
 		port = hca->hports[i].port;
+		softib_qp_sa_held_flush(&hca->hports[i]);
 		softib_fabric_port_cancel(port);
 		if (port->peer)
 			softib_fabric_port_cancel(port->peer);

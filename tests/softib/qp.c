@@ -173,14 +173,20 @@ static struct softib_pkt *softib_qp_make_pkt(struct rvt_qp *qp,
 	return pkt;
 }
 
+enum softib_sa_verdict {
+	SOFTIB_SA_NOT,			/* not an SA request */
+	SOFTIB_SA_SEND,
+	SOFTIB_SA_LOSE,
+};
+
 /*
- * An SA request out of QP1 is counted (enum softib_sa_count); true if it
+ * An SA request out of QP1 is counted (enum softib_sa_count); LOSE if it
  * is to be lost (ports/P/softib/sa_drop_pct: an SA that does not answer).
  * Which ones, by the count: the n-th is lost when n * pct / 100 steps up,
  * so that pct of them are, spread evenly and the same in every run.
  */
-static bool softib_qp_count_sa(struct softib_hca_port *hp,
-			       const struct softib_pkt *pkt)
+static enum softib_sa_verdict
+softib_qp_count_sa(struct softib_hca_port *hp, const struct softib_pkt *pkt)
 {
 	u8 pct = READ_ONCE(hp->sa_drop_pct);
 	s64 n;
@@ -192,14 +198,14 @@ static bool softib_qp_count_sa(struct softib_hca_port *hp,
 	    pkt->len < sizeof(*mh) + sizeof(rm->rmpp_hdr) ||
 	    mh->mgmt_class != IB_MGMT_CLASS_SUBN_ADM ||
 	    (mh->method & IB_MGMT_METHOD_RESP))
-		return false;
+		return SOFTIB_SA_NOT;
 	/*
 	 * The receiver's ACK of an RMPP answer (a GetTable's) is the answer's
 	 * method with the response bit cleared (mad_rmpp.c): no request.
 	 */
 	if ((rm->rmpp_hdr.rmpp_rtime_flags & IB_MGMT_RMPP_FLAG_ACTIVE) &&
 	    rm->rmpp_hdr.rmpp_type == IB_MGMT_RMPP_TYPE_ACK)
-		return false;
+		return SOFTIB_SA_NOT;
 	n = atomic64_inc_return(&hp->sa_counts[SOFTIB_SA_REQUESTS]);
 	attr = be16_to_cpu(mh->attr_id);
 	if (attr == IB_SA_ATTR_MC_MEMBER_REC && mh->method == IB_MGMT_METHOD_SET)
@@ -212,25 +218,18 @@ static bool softib_qp_count_sa(struct softib_hca_port *hp,
 	else if (attr == IB_SA_ATTR_INFORM_INFO)
 		atomic64_inc(&hp->sa_counts[SOFTIB_SA_INFORMS]);
 	if (n * pct / 100 == (n - 1) * pct / 100)
-		return false;
+		return SOFTIB_SA_SEND;
 	atomic64_inc(&hp->sa_counts[SOFTIB_SA_DROPPED]);
-	return true;
+	return SOFTIB_SA_LOSE;
 }
 
-/*
- * Out of the AH's port; to the own LID it loops back in the HCA. A
- * multicast packet also loops back to the port's own attached QPs, as
- * HCAs do (and rxe; IPoIB drops its own echo by source QPN and LID).
- */
-void softib_qp_xmit(struct softib_hca *hca, u32 port_num,
-		    struct softib_pkt *pkt)
+/* Out of the port, by the LRH's DLID: no SA accounting. */
+static void softib_qp_route(struct softib_hca *hca, u32 port_num,
+			    struct softib_pkt *pkt)
 {
 	struct softib_port *port = hca->hports[port_num - 1].port;
 	u16 lid = READ_ONCE(port->lid);
 	u16 mask = ~((1U << READ_ONCE(port->lmc)) - 1);
-
-	if (softib_qp_count_sa(&hca->hports[port_num - 1], pkt))
-		return;
 
 	if (pkt->dlid >= be16_to_cpu(IB_MULTICAST_LID_BASE) &&
 	    pkt->dlid != SOFTIB_LID_PERMISSIVE) {
@@ -242,6 +241,117 @@ void softib_qp_xmit(struct softib_hca *hca, u32 port_num,
 	} else {
 		softib_wire_xmit(port, pkt);
 	}
+}
+
+/*
+ * A slow SA (ports/P/softib/sa_delay_ms): the port's SA requests are held
+ * that long, in the order they came, then go out as they would have. The
+ * requester's MAD layer times out and retries meanwhile when the delay
+ * is beyond its timeout; answers to the first tries come late. A copy is
+ * held (callers free the packet); without memory, or past
+ * SOFTIB_SA_HELD_MAX held, a request is lost and counted so.
+ */
+static void softib_qp_sa_hold(struct softib_hca_port *hp,
+			      const struct softib_pkt *pkt, u16 delay_ms)
+{
+	struct softib_pkt *held = NULL;
+	bool first = false;
+
+	spin_lock_bh(&hp->sa_held_lock);
+	if (hp->sa_nheld < SOFTIB_SA_HELD_MAX)
+		held = kmemdup(pkt, struct_size(pkt, data, pkt->len),
+			       GFP_ATOMIC);
+	if (held) {
+		held->due = jiffies + msecs_to_jiffies(delay_ms);
+		first = list_empty(&hp->sa_held);
+		list_add_tail(&held->list, &hp->sa_held);
+		hp->sa_nheld++;
+	}
+	spin_unlock_bh(&hp->sa_held_lock);
+	if (!held) {
+		atomic64_inc(&hp->sa_counts[SOFTIB_SA_DROPPED]);
+		return;
+	}
+	atomic64_inc(&hp->sa_counts[SOFTIB_SA_DELAYED]);
+	if (first)
+		schedule_delayed_work(&hp->sa_held_work,
+				      msecs_to_jiffies(delay_ms));
+}
+
+/* The held requests that are due go; the work waits for the next one. */
+static void softib_qp_sa_held_work(struct work_struct *work)
+{
+	struct softib_hca_port *hp = container_of(to_delayed_work(work),
+						  struct softib_hca_port,
+						  sa_held_work);
+	struct softib_port *port = hp->port;
+	struct softib_hca *hca = container_of(port->node, struct softib_hca,
+					      node);
+	struct softib_pkt *pkt, *next;
+	LIST_HEAD(due);
+
+	spin_lock_bh(&hp->sa_held_lock);
+	list_for_each_entry_safe(pkt, next, &hp->sa_held, list) {
+		if (time_before(jiffies, pkt->due)) {
+			schedule_delayed_work(&hp->sa_held_work,
+					      pkt->due - jiffies);
+			break;
+		}
+		list_move_tail(&pkt->list, &due);
+		hp->sa_nheld--;
+	}
+	spin_unlock_bh(&hp->sa_held_lock);
+
+	list_for_each_entry_safe(pkt, next, &due, list) {
+		softib_qp_route(hca, port->num, pkt);
+		kfree(pkt);
+	}
+}
+
+void softib_qp_sa_held_init(struct softib_hca_port *hp)
+{
+	spin_lock_init(&hp->sa_held_lock);
+	INIT_LIST_HEAD(&hp->sa_held);
+	INIT_DELAYED_WORK(&hp->sa_held_work, softib_qp_sa_held_work);
+}
+
+/* The port goes: what it still holds is lost. Nothing sends any more. */
+void softib_qp_sa_held_flush(struct softib_hca_port *hp)
+{
+	struct softib_pkt *pkt, *next;
+
+	cancel_delayed_work_sync(&hp->sa_held_work);
+	list_for_each_entry_safe(pkt, next, &hp->sa_held, list)
+		kfree(pkt);
+	INIT_LIST_HEAD(&hp->sa_held);
+	hp->sa_nheld = 0;
+}
+
+/*
+ * Out of the AH's port; to the own LID it loops back in the HCA. A
+ * multicast packet also loops back to the port's own attached QPs, as
+ * HCAs do (and rxe; IPoIB drops its own echo by source QPN and LID).
+ */
+void softib_qp_xmit(struct softib_hca *hca, u32 port_num,
+		    struct softib_pkt *pkt)
+{
+	struct softib_hca_port *hp = &hca->hports[port_num - 1];
+	u16 delay_ms;
+
+	switch (softib_qp_count_sa(hp, pkt)) {
+	case SOFTIB_SA_LOSE:
+		return;
+	case SOFTIB_SA_SEND:
+		delay_ms = READ_ONCE(hp->sa_delay_ms);
+		if (delay_ms) {
+			softib_qp_sa_hold(hp, pkt, delay_ms);
+			return;
+		}
+		break;
+	case SOFTIB_SA_NOT:
+		break;
+	}
+	softib_qp_route(hca, port_num, pkt);
 }
 
 /*

@@ -23,6 +23,10 @@
 #define SOFTIB_MAX_SWITCH_PORTS		36
 /* PartitionCap: one PKeyTable block of 32 entries (IBA 14.2.5.7). */
 #define SOFTIB_NPKEYS			32
+/* SA requests a port holds at most for sa_delay_ms; past it, lost. */
+#define SOFTIB_SA_HELD_MAX		256
+/* sa_delay_ms at most: longer than any requester waits for an answer. */
+#define SOFTIB_SA_DELAY_MAX_MS		30000
 /* GUIDCap: one GUIDInfo block of 8 GUIDs (IBA 14.2.5.5). */
 #define SOFTIB_GUIDS			8
 /* VLCap 1: data on VL0, SMPs on VL15 (design: "The packet"). */
@@ -125,6 +129,7 @@ enum softib_sa_count {
 	SOFTIB_SA_PATHS,		/* Get or GetTable of PathRecord */
 	SOFTIB_SA_INFORMS,		/* Set of InformInfo */
 	SOFTIB_SA_DROPPED,		/* of them, lost on purpose (sa_drop_pct) */
+	SOFTIB_SA_DELAYED,		/* of them, held for sa_delay_ms */
 	SOFTIB_SA_NCOUNTS
 };
 
@@ -134,6 +139,15 @@ struct softib_hca_port {
 	atomic64_t sa_counts[SOFTIB_SA_NCOUNTS];
 	/* Percent of the SA requests the port sends that are lost (sysfs). */
 	u8 sa_drop_pct;
+	/*
+	 * Milliseconds the SA requests the port sends are held before they
+	 * go (sysfs: a slow SA), in sa_held, FIFO, at most SOFTIB_SA_HELD_MAX.
+	 */
+	u16 sa_delay_ms;
+	spinlock_t sa_held_lock;	/* sa_held, sa_nheld */
+	struct list_head sa_held;
+	unsigned int sa_nheld;
+	struct delayed_work sa_held_work;
 	struct softib_port *port;
 	u16 pkeys[SOFTIB_NPKEYS];	/* rdmavt reads it without locks */
 	__be64 guids[SOFTIB_GUIDS];	/* GUIDInfo; [0] is the port GUID */
@@ -182,6 +196,7 @@ struct softib_switch {
  */
 struct softib_pkt {
 	struct list_head list;		/* the send work's batch */
+	unsigned long due;		/* jiffies: a held SA request's send */
 	u8 port_num;			/* the sending HCA port */
 	u8 vl;				/* LRH */
 	u8 sl;
@@ -297,6 +312,8 @@ void softib_qp_copy_out(struct rvt_sge_state *ss, u8 *data, u32 len,
 			bool release);
 void softib_qp_xmit(struct softib_hca *hca, u32 port_num,
 		    struct softib_pkt *pkt);
+void softib_qp_sa_held_init(struct softib_hca_port *hp);
+void softib_qp_sa_held_flush(struct softib_hca_port *hp);
 extern const struct rvt_operation_params softib_qp_post_parms[RVT_OPERATION_MAX];
 extern const enum ib_wc_opcode softib_qp_wc_opcode[];
 

@@ -38,6 +38,7 @@ SOFTIB_SA_ATTR(sa_leaves, SOFTIB_SA_LEAVES);
 SOFTIB_SA_ATTR(sa_paths, SOFTIB_SA_PATHS);
 SOFTIB_SA_ATTR(sa_informs, SOFTIB_SA_INFORMS);
 SOFTIB_SA_ATTR(sa_dropped, SOFTIB_SA_DROPPED);
+SOFTIB_SA_ATTR(sa_delayed, SOFTIB_SA_DELAYED);
 
 /*
  * The test's fault controls (design: step 7), root only.
@@ -76,33 +77,55 @@ static ssize_t link_store(struct ib_device *ibdev, u32 port_num,
 }
 static IB_PORT_ATTR_ADMIN_RW(link);
 
-/* sa_drop_pct: 0-100, the share of the port's SA requests lost. */
-static ssize_t sa_drop_pct_show(struct ib_device *ibdev, u32 port_num,
-				struct ib_port_attribute *attr, char *buf)
+/*
+ * The SA fault knobs, one show and one store for both:
+ * sa_drop_pct: 0-100, the share of the port's SA requests lost;
+ * sa_delay_ms: 0 to SOFTIB_SA_DELAY_MAX_MS, how long the SA requests the
+ * port sends are held before they go (a slow SA); 0 sends at once. What
+ * is held keeps its time when this changes.
+ */
+static ssize_t sa_knob_show(struct ib_device *ibdev, u32 port_num,
+			    struct ib_port_attribute *attr, char *buf);
+static ssize_t sa_knob_store(struct ib_device *ibdev, u32 port_num,
+			     struct ib_port_attribute *attr,
+			     const char *buf, size_t count);
+static struct ib_port_attribute ib_port_attr_sa_drop_pct =
+	__ATTR(sa_drop_pct, 0600, sa_knob_show, sa_knob_store);
+static struct ib_port_attribute ib_port_attr_sa_delay_ms =
+	__ATTR(sa_delay_ms, 0600, sa_knob_show, sa_knob_store);
+
+static ssize_t sa_knob_show(struct ib_device *ibdev, u32 port_num,
+			    struct ib_port_attribute *attr, char *buf)
 {
 	struct softib_hca *hca = softib_hca_from_ibdev(ibdev);
+	struct softib_hca_port *hp = &hca->hports[port_num - 1];
 
-	return sysfs_emit(buf, "%u\n",
-			  READ_ONCE(hca->hports[port_num - 1].sa_drop_pct));
+	return sysfs_emit(buf, "%u\n", attr == &ib_port_attr_sa_drop_pct ?
+			  READ_ONCE(hp->sa_drop_pct) :
+			  READ_ONCE(hp->sa_delay_ms));
 }
 
-static ssize_t sa_drop_pct_store(struct ib_device *ibdev, u32 port_num,
-				 struct ib_port_attribute *attr,
-				 const char *buf, size_t count)
+static ssize_t sa_knob_store(struct ib_device *ibdev, u32 port_num,
+			     struct ib_port_attribute *attr,
+			     const char *buf, size_t count)
 {
 	struct softib_hca *hca = softib_hca_from_ibdev(ibdev);
-	u8 pct;
+	struct softib_hca_port *hp = &hca->hports[port_num - 1];
+	bool pct = attr == &ib_port_attr_sa_drop_pct;
+	unsigned int v;
 	int ret;
 
-	ret = kstrtou8(buf, 0, &pct);
+	ret = kstrtouint(buf, 0, &v);
 	if (ret)
 		return ret;
-	if (pct > 100)
+	if (v > (pct ? 100 : SOFTIB_SA_DELAY_MAX_MS))
 		return -EINVAL;
-	WRITE_ONCE(hca->hports[port_num - 1].sa_drop_pct, pct);
+	if (pct)
+		WRITE_ONCE(hp->sa_drop_pct, v);
+	else
+		WRITE_ONCE(hp->sa_delay_ms, v);
 	return count;
 }
-static IB_PORT_ATTR_ADMIN_RW(sa_drop_pct);
 
 /*
  * pkeys: the port's PKeyTable, 32 entries in hex; "INDEX PKEY" sets one
@@ -153,8 +176,10 @@ static struct attribute *softib_sysfs_port_attrs[] = {
 	&ib_port_attr_sa_paths.attr,
 	&ib_port_attr_sa_informs.attr,
 	&ib_port_attr_sa_dropped.attr,
+	&ib_port_attr_sa_delayed.attr,
 	&ib_port_attr_link.attr,
 	&ib_port_attr_sa_drop_pct.attr,
+	&ib_port_attr_sa_delay_ms.attr,
 	&ib_port_attr_pkeys.attr,
 	NULL
 };
