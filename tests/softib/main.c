@@ -28,12 +28,21 @@ MODULE_PARM_DESC(guid_base, "NodeGUID of sw0; node n has guid_base | n << 8");
 
 static struct softib_fabric *softib_fabric;
 
+/*
+ * Every HCA leaves ib_core first, then the cables go: the rest of the
+ * fabric keeps sending into an unregistered HCA for as long as the others
+ * take to unregister (seconds, with ULPs on them), which is what the
+ * grace period in softib_hca_unregister() is for (ib-unload floods it).
+ */
 static void softib_remove_hcas(struct softib_fabric *fabric, int n)
 {
-	while (n--) {
-		softib_hca_unregister(fabric->hcas[n]);
-		softib_hca_destroy(fabric->hcas[n]);
-		fabric->hcas[n] = NULL;
+	int i;
+
+	for (i = n - 1; i >= 0; i--)
+		softib_hca_unregister(fabric->hcas[i]);
+	for (i = n - 1; i >= 0; i--) {
+		softib_hca_destroy(fabric->hcas[i]);
+		fabric->hcas[i] = NULL;
 	}
 }
 
