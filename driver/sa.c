@@ -122,13 +122,15 @@ static int ipn_ib_path_query(struct ipn_priv *priv, struct ipn_path *path)
 	}
 	path->sa_busy = true;
 	/*
-	 * As long as the core waits for the answer: ib_sa sends the MAD
-	 * again every tenth of it (sa_query.c) under the same TID, so a
-	 * late answer to the first try still completes the query. With a
-	 * second's wait, an SA that answers in more than one (a large
-	 * subnet's, a busy one's) answered nothing at all, ten times.
+	 * Nearly as long as the core waits for the answer: ib_sa sends the
+	 * MAD eleven times, a tenth of the timeout apart (sa_query.c:
+	 * send_mad), under one TID, so a late answer to the first try still
+	 * completes the query; and it gives up (1.1 x) before the core's
+	 * own deadline, so that a timeout is reported as one (path.c). With
+	 * a second's wait, an SA that answers in more than one (a large
+	 * subnet's, a busy one's) answered nothing at all, eleven times.
 	 */
-	timeout_ms = priv->path_cfg.query_timeout_ms;
+	timeout_ms = priv->path_cfg.query_timeout_ms * 8 / 10;
 	spin_unlock_bh(&priv->lock);
 	id = priv->sa->path_rec_get(priv, &rec,
 				    IB_SA_PATH_REC_DGID | IB_SA_PATH_REC_SGID |
