@@ -528,6 +528,14 @@ void ipc_path_view(const struct ipc_path *p, struct ipc_view *v);
 ipc_u64 ipc_path_deadline(const struct ipc_path *p);
 /* 1 while the path's address handle may carry frames (VALID, STALE, DOUBTED). */
 int ipc_path_usable(const struct ipc_path *p);
+/*
+ * Frames went through p's handle without ipc_path_tx(), the last at
+ * when: the shim's transmit sends unlocked while ipc_path_usable() says
+ * so, which is all ipc_path_tx() would decide then, and reports the use
+ * before the path's timer and ipc_path_evictable() run. Idleness counts
+ * from the later of it and the last ipc_path_tx().
+ */
+void ipc_path_used(struct ipc_path *p, ipc_u64 when);
 
 /* ------------------------------------------------------------------ */
 /* Multicast group machine (RFC 4391 s5, s10, s11)                      */

@@ -534,6 +534,12 @@ extern "C" ipc_u64 ipc_path_deadline(const struct ipc_path *p)
 	return p->deadline_ms;
 }
 
+extern "C" void ipc_path_used(struct ipc_path *p, ipc_u64 when)
+{
+	if (when > p->last_used_ms)
+		p->last_used_ms = when;
+}
+
 extern "C" int ipc_path_usable(const struct ipc_path *p)
 {
 	return p->state == IPC_PATH_VALID || p->state == IPC_PATH_STALE ||

@@ -327,6 +327,29 @@ TEST(path_valid, idle_frees_and_releases_handle)
 	EXPECT_EQ(t.state(), IPC_PATH_UNKNOWN);
 }
 
+/*
+ * The shim's unlocked transmit reports its sends with ipc_path_used():
+ * they keep the path as ipc_path_tx() would, and an older report (one
+ * CPU's, read after another's) moves nothing back.
+ */
+TEST(path_valid, used_reports_keep_it_from_idling)
+{
+	Path t;
+	t.c.revalidate_ms = 1000000; /* only idleness matters here */
+	t.valid();
+	ipc_path_used(&t.p, T0 + 100);
+	ipc_path_used(&t.p, T0 + 50);
+	auto &r1 = t.timer(T0 + t.c.idle_ms);
+	EXPECT_ACTS(r1, 0);
+	EXPECT_EQ(r1.deadline_ms, T0 + 100 + t.c.idle_ms);
+	EXPECT_EQ(ipc_path_evictable(&t.p, &t.c, T0 + t.c.evict_idle_ms), 0);
+	EXPECT_EQ(ipc_path_evictable(&t.p, &t.c,
+				     T0 + 100 + t.c.evict_idle_ms),
+		  1);
+	auto &r2 = t.timer(T0 + 100 + t.c.idle_ms);
+	EXPECT_ACTS(r2, IPC_ACT_RELEASE_AH | IPC_ACT_FREE);
+}
+
 TEST(path_valid, flush_keeps_handle_and_revalidates)
 {
 	Path t;
