@@ -179,6 +179,8 @@ void ipn_entry_apply(struct ipn_priv *priv, struct ipn_entry *e,
 	if (ops)
 		ipn_entry_queue_ops(priv, e, ops);
 	ipn_entry_file(priv, e);
+	if (kind->applied)
+		kind->applied(priv, e);
 }
 
 /*

@@ -283,15 +283,21 @@ struct ipn_stats {
 };
 
 /*
- * An address handle with a reference per user: the path or group that
- * caches it, and every posted send. The last put moves it to the reap
- * list; it is destroyed in process context (ipn_ah_reap).
+ * An address handle with a reference per user that caches it: the path
+ * or group. Sends take none (issue 23: no atomic per packet). The last
+ * put moves the handle to the reap list, and it is destroyed in process
+ * context once no transmit can still be reading it (an RCU grace period)
+ * and the send ring's tail has passed the last send that may use it
+ * (ipn_ah_reap).
  */
 struct ipn_ah {
 	struct kref ref;
 	struct ib_ah *ah;
 	struct ipn_priv *priv;
 	struct list_head reap;
+	/* reap_mutex: the ring position of the last send that may use it */
+	unsigned int retire_pos;
+	bool retire_set;
 	struct rdma_ah_attr attr;	/* made from (no sgid_attr held) */
 };
 
@@ -431,6 +437,11 @@ struct ipn_entry_kind {
 	int drop_reason;		/* when the core gave none */
 	/* At the verdict, priv->lock held; NULL: never asked of the kind. */
 	void (*release_ah)(struct ipn_priv *priv, struct ipn_entry *e);
+	/*
+	 * After every result, priv->lock held: what transmit reads without
+	 * the lock follows the machine (path.c); NULL: nothing.
+	 */
+	void (*applied)(struct ipn_priv *priv, struct ipn_entry *e);
 	void (*log)(struct ipn_priv *priv, struct ipn_entry *e);
 	void (*unlink)(struct ipn_priv *priv, struct ipn_entry *e);
 	void (*to_routers)(struct ipn_priv *priv, struct ipn_entry *e,
@@ -457,11 +468,18 @@ struct ipn_entry_kind {
 			struct ipc_result *r);
 };
 
-/* Per destination GID; protected by priv->lock. */
+/*
+ * Per destination GID; protected by priv->lock, except what transmit
+ * reads under RCU (ipn_path_tx_fast): the hash node, gid, tx_ah, and
+ * used_ms, which it writes. Freed after a grace period.
+ */
 struct ipn_path {
 	struct hlist_node node;
 	struct ipn_priv *priv;
 	u8 gid[16];
+	/* ah while the core says the path is usable, else NULL */
+	struct ipn_ah __rcu *tx_ah;
+	u64 used_ms;			/* the last send through tx_ah */
 	struct ipc_path st;
 	struct ipn_ah *ah;		/* valid in VALID/STALE */
 	struct ipn_entry e;		/* queue, ops: priv->path_work */
@@ -472,7 +490,11 @@ struct ipn_path {
 	 */
 	u32 query_gen;
 	u32 done_gen;			/* the generation query_status is of */
-	struct rdma_ah_attr attr;	/* result of the last query */
+	union {
+		struct rdma_ah_attr attr;	/* result of the last query */
+		/* Once released (attr destroyed): kfree_rcu(), no larger slab. */
+		struct rcu_head rcu;
+	};
 	struct ib_sa_query *sa_query;
 	int sa_query_id;
 	int query_status;
@@ -580,7 +602,6 @@ enum ipn_cm_route {
 
 struct ipn_tx_slot {
 	struct sk_buff *skb;
-	struct ipn_ah *ah;		/* UD */
 	struct ipn_cm_tx *cm;		/* RC: the connection */
 	struct ib_sge sge[IPN_MAX_TX_SGE];	/* the mapped frame */
 	int nr_maps;
@@ -713,6 +734,9 @@ struct ipn_priv {
 	spinlock_t reap_lock;		/* ah_reap, any context (irqsave) */
 	struct list_head ah_reap;
 	struct mutex reap_mutex;	/* a reap, from splice to the last destroy */
+	/* Handles wait for the sends up to ah_wait_pos: TX NAPI kicks the reap. */
+	bool ah_waiting;
+	unsigned int ah_wait_pos;
 
 	struct net_device *roce_ndev;	/* RoCE: the Ethernet netdev (held) */
 	struct list_head roce_node;	/* RoCE: ipn_roce_privs (roce.c) */
@@ -871,7 +895,22 @@ void ipn_qp_down(struct ipn_priv *priv);
 struct ipn_ah *ipn_ah_create(struct ipn_priv *priv, struct rdma_ah_attr *attr);
 bool ipn_ah_same(const struct ipn_ah *ah, const struct rdma_ah_attr *attr);
 void ipn_ah_put(struct ipn_ah *ah);
-void ipn_ah_reap(struct ipn_priv *priv);
+void ipn_ah_reap(struct ipn_priv *priv, bool all);
+
+/*
+ * Whether the send at ring position pos may still be in the ring, in
+ * [tail, head): tail read first, so that a window read late is only
+ * larger. Any context.
+ */
+static inline bool ipn_tx_in_ring(const struct ipn_priv *priv,
+				  unsigned int pos)
+{
+	unsigned int tail = READ_ONCE(priv->tx_tail);
+	unsigned int head = READ_ONCE(priv->tx_head);
+
+	return pos - tail < head - tail;
+}
+
 void ipn_ah_reap_work(struct work_struct *work);
 
 /* ctl.c */
@@ -966,6 +1005,7 @@ static inline unsigned int ipn_path_buckets(const struct ipn_priv *priv)
 
 struct ipn_path *ipn_path_get(struct ipn_priv *priv, const u8 *gid, u64 now);
 struct ipn_path *ipn_path_find(struct ipn_priv *priv, const u8 *gid);
+struct ipn_ah *ipn_path_tx_ah(struct ipn_priv *priv, const u8 *gid, u64 now);
 void ipn_path_apply(struct ipn_priv *priv, struct ipn_path *path,
 		    const struct ipc_result *r, struct sk_buff *skb);
 void ipn_path_run(struct ipn_priv *priv);

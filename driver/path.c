@@ -2,8 +2,9 @@
 /*
  * path.c - the path table: one entry per destination GID, holding the
  * core's path machine, the address handle and the packets waiting for
- * it. Entries are found under priv->lock from xmit; the control work
- * runs their queries and frees them. At most priv->paths_max of them exist,
+ * it. Transmit finds a usable path under RCU alone (ipn_path_tx_ah) and
+ * takes priv->lock only for the others; the control work runs their
+ * queries and frees them. At most priv->paths_max of them exist,
  * counting those waiting to be freed (review M3).
  */
 #include <linux/slab.h>
@@ -31,17 +32,54 @@ static struct hlist_head *ipn_path_bucket(struct ipn_priv *priv, u32 key)
 	return &priv->paths[hash_32(key, priv->path_hash_bits)];
 }
 
-/* The path to gid, or NULL. priv->lock held. */
-struct ipn_path *ipn_path_find(struct ipn_priv *priv, const u8 *gid)
+/* The path to gid, or NULL. priv->lock or RCU held. */
+static struct ipn_path *__ipn_path_find(struct ipn_priv *priv, const u8 *gid)
 {
 	struct ipn_path *path;
 
-	lockdep_assert_held(&priv->lock);
-	hlist_for_each_entry(path, ipn_path_bucket(priv, ipn_gid_key(priv, gid)),
-			     node)
+	hlist_for_each_entry_rcu(path,
+				 ipn_path_bucket(priv, ipn_gid_key(priv, gid)),
+				 node, lockdep_is_held(&priv->lock))
 		if (!memcmp(path->gid, gid, IPC_GID_LEN))
 			return path;
 	return NULL;
+}
+
+/* The path to gid, or NULL. priv->lock held. */
+struct ipn_path *ipn_path_find(struct ipn_priv *priv, const u8 *gid)
+{
+	lockdep_assert_held(&priv->lock);
+	return __ipn_path_find(priv, gid);
+}
+
+/*
+ * Transmit's way to a usable path, without priv->lock (issue 23): the
+ * handle the path's machine lets frames go with (ipn_path_applied), or
+ * NULL, and then transmit asks the core under the lock. The send is
+ * noted for the core's idle and eviction times (ipn_path_sync_used).
+ * The handle stays valid until the caller leaves its RCU read section
+ * and, for a send the caller put in the ring within it, until that send
+ * completes (ipn_ah_reap). RCU held.
+ */
+struct ipn_ah *ipn_path_tx_ah(struct ipn_priv *priv, const u8 *gid, u64 now)
+{
+	struct ipn_path *path = __ipn_path_find(priv, gid);
+	struct ipn_ah *ah;
+
+	if (!path)
+		return NULL;
+	ah = rcu_dereference(path->tx_ah);
+	/* Written once a millisecond at most: the line stays shared. */
+	if (ah && READ_ONCE(path->used_ms) != now)
+		WRITE_ONCE(path->used_ms, now);
+	return ah;
+}
+
+/* The unlocked sends, told to the core before it judges idleness. */
+static void ipn_path_sync_used(struct ipn_priv *priv, struct ipn_path *path)
+{
+	lockdep_assert_held(&priv->lock);
+	ipc_path_used(&path->st, READ_ONCE(path->used_ms));
 }
 
 /*
@@ -74,6 +112,7 @@ static void ipn_path_evict(struct ipn_priv *priv, u64 now)
 	lockdep_assert_held(&priv->lock);
 	for (n = 0; n < IPN_PATH_EVICT_BUCKETS && left && !victim; n++) {
 		hlist_for_each_entry(path, &priv->paths[bkt], node) {
+			ipn_path_sync_used(priv, path);
 			if (ipc_path_evictable(&path->st, &priv->path_cfg,
 					       now)) {
 				victim = path;
@@ -121,7 +160,8 @@ struct ipn_path *ipn_path_get(struct ipn_priv *priv, const u8 *gid, u64 now)
 	memcpy(path->gid, gid, IPC_GID_LEN);
 	ipc_path_init(&path->st);
 	ipn_entry_init(&path->e, &ipn_path_kind);
-	hlist_add_head(&path->node, ipn_path_bucket(priv, key));
+	/* Initialised before it is published to transmit. */
+	hlist_add_head_rcu(&path->node, ipn_path_bucket(priv, key));
 	priv->path_count++;
 	return path;
 }
@@ -273,13 +313,33 @@ static void ipn_path_release_ah(struct ipn_priv *priv, struct ipn_entry *e)
 {
 	struct ipn_path *path = ipn_path_of(e);
 
+	/* Unpublished before the put: ipn_ah_reap waits for readers. */
+	RCU_INIT_POINTER(path->tx_ah, NULL);
 	ipn_ah_put(path->ah);
 	path->ah = NULL;
 }
 
+/*
+ * After every verdict: transmit may send unlocked with the handle while
+ * the core says the path is usable, which is all ipc_path_tx() decides
+ * for such a path (SEND). priv->lock held.
+ */
+static void ipn_path_applied(struct ipn_priv *priv, struct ipn_entry *e)
+{
+	struct ipn_path *path = ipn_path_of(e);
+	struct ipn_ah *ah = NULL;
+
+	lockdep_assert_held(&priv->lock);
+	if (!e->dead && ipc_path_usable(&path->st))
+		ah = path->ah;
+	if (rcu_access_pointer(path->tx_ah) != ah)
+		rcu_assign_pointer(path->tx_ah, ah);
+}
+
 static void ipn_path_unlink(struct ipn_priv *priv, struct ipn_entry *e)
 {
-	hash_del(&ipn_path_of(e)->node);
+	/* Readers in the chain go on past it. */
+	hlist_del_init_rcu(&ipn_path_of(e)->node);
 }
 
 /*
@@ -334,7 +394,8 @@ static void ipn_path_release(struct ipn_priv *priv, struct ipn_entry *e)
 	rdma_destroy_ah_attr(&path->attr);	/* an answer never completed */
 	__skb_queue_purge(&path->e.queue);
 	kfree(path->dev_addr);
-	kfree(path);
+	/* Transmit may still be reading it (ipn_path_tx_ah). */
+	kfree_rcu(path, rcu);
 	spin_lock_bh(&priv->lock);
 	priv->path_count--;
 	spin_unlock_bh(&priv->lock);
@@ -348,7 +409,10 @@ static u64 ipn_path_deadline(struct ipn_entry *e)
 static void ipn_path_timer(struct ipn_priv *priv, struct ipn_entry *e,
 			   u64 now, struct ipc_result *r)
 {
-	ipc_path_timer(&ipn_path_of(e)->st, &priv->path_cfg, now, &priv->rng, r);
+	struct ipn_path *path = ipn_path_of(e);
+
+	ipn_path_sync_used(priv, path);
+	ipc_path_timer(&path->st, &priv->path_cfg, now, &priv->rng, r);
 }
 
 static int ipn_path_sa_class(struct ipn_entry *e)
@@ -372,6 +436,7 @@ const struct ipn_entry_kind ipn_path_kind = {
 	.work_off = offsetof(struct ipn_priv, path_work),
 	.drop_reason = IPC_R_NO_ROUTE,
 	.release_ah = ipn_path_release_ah,
+	.applied = ipn_path_applied,
 	.unlink = ipn_path_unlink,
 	.deadline = ipn_path_deadline,
 	.timer = ipn_path_timer,

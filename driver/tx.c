@@ -73,15 +73,14 @@ static int ipn_tx_map(struct ipn_priv *priv, struct ipn_tx_slot *slot)
 }
 
 /*
- * A frame that will not be sent: counted and dropped, the reference on ah
- * and the send cm's inflight count given back.
+ * A frame that will not be sent: counted and dropped, the send cm's
+ * inflight count given back.
  */
 static void ipn_tx_discard(struct ipn_priv *priv, struct sk_buff *skb,
-			   struct ipn_ah *ah, struct ipn_cm_tx *cm)
+			   struct ipn_cm_tx *cm)
 {
 	ipn_inc(priv, tx_errors);
 	ipn_drop(priv, skb, IPC_R_OK, true);
-	ipn_ah_put(ah);
 	if (cm && atomic_dec_and_test(&cm->inflight))
 		wake_up(&priv->cm_wait);
 }
@@ -121,9 +120,8 @@ IPN_TESTABLE int ipn_tx_offload(struct sk_buff *skb, struct ib_ud_wr *wr)
 static void ipn_tx_unsent(struct ipn_priv *priv, struct ipn_tx_slot *slot)
 {
 	ipn_tx_unmap(priv, slot);
-	ipn_tx_discard(priv, slot->skb, slot->ah, slot->cm);
+	ipn_tx_discard(priv, slot->skb, slot->cm);
 	slot->skb = NULL;
-	slot->ah = NULL;
 	slot->cm = NULL;
 }
 
@@ -210,8 +208,10 @@ static void ipn_tx_flush(struct ipn_priv *priv)
 /*
  * Queue one frame: over UD with ah to qpn (posted by ipn_tx_flush), or on
  * the connection cm at once. skb->data is at the pseudo header; consumes
- * skb, the reference on ah and the send cm's inflight counts in every
- * case. Called under netif_tx_lock.
+ * skb and the send cm's inflight counts in every case. ah, read in the
+ * caller's RCU read section, lives until the send completes: the slot is
+ * taken before that section ends (ipn_ah_reap). Called under
+ * netif_tx_lock.
  */
 int ipn_send(struct ipn_priv *priv, struct sk_buff *skb, struct ipn_ah *ah,
 	     u32 qpn, struct ipn_cm_tx *cm)
@@ -255,7 +255,6 @@ int ipn_send(struct ipn_priv *priv, struct sk_buff *skb, struct ipn_ah *ah,
 		slot->skb = NULL;
 		goto drop;
 	}
-	slot->ah = ah;
 	slot->cm = cm;
 	netif_trans_update(priv->dev);
 	if (cm) {
@@ -312,7 +311,7 @@ int ipn_send(struct ipn_priv *priv, struct sk_buff *skb, struct ipn_ah *ah,
 	return 0;
 
 drop:
-	ipn_tx_discard(priv, skb, ah, cm);
+	ipn_tx_discard(priv, skb, cm);
 	return ret;
 }
 
@@ -411,7 +410,36 @@ static struct ipn_ah *ipn_mcast_tx(struct ipn_priv *priv, const u8 *mgid,
 	return ah;
 }
 
-/* One frame from the stack: the core decides, ipn_send queues it. */
+/*
+ * A frame to a usable path over UD, sent without priv->lock (issue 23):
+ * true when it went (or was dropped as too big), false when the core
+ * must be asked under the lock. Not a peer connected mode would take.
+ */
+static bool ipn_xmit_fast(struct ipn_priv *priv, struct sk_buff *skb,
+			  const struct ipc_tx_verdict *v, u64 now)
+{
+	struct ipn_ah *ah;
+	u32 mtu;
+
+	if (unlikely(!READ_ONCE(priv->up)) ||
+	    ((skb->data[0] & IPC_ADDR_FLAG_CM) && READ_ONCE(priv->cm_on)))
+		return false;
+	ah = ipn_path_tx_ah(priv, v->gid, now);
+	if (!ah)
+		return false;
+	mtu = ipc_mtu_ud_too_big(&priv->mtu, skb->len - IPN_PSEUDO_LEN);
+	if (unlikely(mtu))
+		ipn_tx_too_big(priv, skb, mtu);
+	else
+		ipn_send(priv, skb, ah, v->qpn, NULL);
+	return true;
+}
+
+/*
+ * One frame from the stack: the core decides, ipn_send queues it. The
+ * handles read here stay valid until the RCU read section ends, and then
+ * until the sends recorded in them complete (ipn_ah_reap).
+ */
 static void ipn_xmit_frame(struct ipn_priv *priv, struct sk_buff *skb)
 {
 	enum ipn_cm_route route = IPN_CM_UD;
@@ -434,11 +462,13 @@ static void ipn_xmit_frame(struct ipn_priv *priv, struct sk_buff *skb)
 	}
 
 	now = ipn_now_ms();
+	rcu_read_lock();
+	if (v.kind == IPC_TX_UNICAST && ipn_xmit_fast(priv, skb, &v, now))
+		goto out;
 	spin_lock(&priv->lock);
 	if (unlikely(!priv->up)) {
-		spin_unlock(&priv->lock);
-		ipn_drop(priv, skb, IPC_R_LINK_DOWN, true);
-		return;
+		reason = IPC_R_LINK_DOWN;
+		goto drop_locked;
 	}
 	if (v.kind == IPC_TX_UNICAST) {
 		struct ipn_path *path = ipn_path_get(priv, v.gid, now);
@@ -464,8 +494,6 @@ static void ipn_xmit_frame(struct ipn_priv *priv, struct sk_buff *skb)
 		if (mtu)
 			route = IPN_CM_TOO_BIG;
 	}
-	if (ah && route == IPN_CM_UD)
-		kref_get(&ah->ref);
 	spin_unlock(&priv->lock);
 
 	if (route == IPN_CM_RC)
@@ -474,10 +502,13 @@ static void ipn_xmit_frame(struct ipn_priv *priv, struct sk_buff *skb)
 		ipn_tx_too_big(priv, skb, mtu);
 	else if (ah && route == IPN_CM_UD)
 		ipn_send(priv, skb, ah, v.qpn, NULL);
+out:
+	rcu_read_unlock();
 	return;
 
 drop_locked:
 	spin_unlock(&priv->lock);
+	rcu_read_unlock();
 	ipn_drop(priv, skb, reason, true);
 }
 
@@ -531,9 +562,7 @@ static void ipn_tx_done(struct ipn_priv *priv, struct ipn_tx_slot *slot,
 		ipn_qp_failed(priv);
 	}
 	napi_consume_skb(skb, budget);
-	ipn_ah_put(slot->ah);
 	slot->skb = NULL;
-	slot->ah = NULL;
 	slot->cm = NULL;
 	/* Last: the connection may go once its sends are all back. */
 	if (cm)
@@ -642,8 +671,18 @@ int ipn_tx_poll(struct napi_struct *napi, int budget)
 		priv->tx_done_pkts = 0;
 		priv->tx_done_bytes = 0;
 	}
-	/* Pairs with the barrier in ipn_send after the stop. */
+	/*
+	 * Pairs with the barrier in ipn_send after the stop, and with the
+	 * one in ipn_ah_reap: the tail moved, then handles waiting for it.
+	 */
 	smp_mb();
+	if (unlikely(READ_ONCE(priv->ah_waiting))) {
+		smp_rmb();	/* the position, written before the flag */
+		if (!ipn_tx_in_ring(priv, READ_ONCE(priv->ah_wait_pos))) {
+			WRITE_ONCE(priv->ah_waiting, false);
+			queue_work(priv->wq, &priv->reap_work);
+		}
+	}
 	if (unlikely(netif_queue_stopped(dev)) &&
 	    priv->tx_head - READ_ONCE(priv->tx_tail) <= priv->tx_size / 2 &&
 	    netif_carrier_ok(dev)) {
@@ -685,9 +724,7 @@ void ipn_tx_ring_drain(struct ipn_priv *priv)
 			continue;
 		ipn_tx_unmap(priv, slot);
 		dev_kfree_skb_any(slot->skb);
-		ipn_ah_put(slot->ah);
 		slot->skb = NULL;
-		slot->ah = NULL;
 		slot->cm = NULL;	/* every connection went before */
 	}
 	priv->tx_head = 0;
@@ -698,6 +735,12 @@ void ipn_tx_ring_drain(struct ipn_priv *priv)
 	priv->tx_done_bytes = 0;
 	atomic_set(&priv->tx_unsent_bytes, 0);
 	netdev_tx_reset_queue(netdev_get_tx_queue(priv->dev, 0));
+	/* The ring is empty: no handle waits for a send any more. */
+	smp_mb();
+	if (READ_ONCE(priv->ah_waiting)) {
+		WRITE_ONCE(priv->ah_waiting, false);
+		queue_work(priv->wq, &priv->reap_work);
+	}
 }
 
 void ipn_tx_timeout(struct net_device *dev, unsigned int txqueue)

@@ -129,7 +129,7 @@ void ipn_verbs_destroy(struct ipn_priv *priv)
 	 * ordered workqueue behind a control work that waits for ctl_mutex,
 	 * which a ring resize holds here.
 	 */
-	ipn_ah_reap(priv);
+	ipn_ah_reap(priv, true);
 	ib_dealloc_pd(priv->pd);
 	kvfree(priv->tx_ring);
 	priv->tx_ring = NULL;

@@ -919,6 +919,54 @@ static void roce_tx_post_fails(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, kt_rx_reached(b, rx + 1));
 }
 
+/* Address handles released, still waiting for sends (ipn_ah_reap). */
+static bool kt_ah_waiting(struct ipn_priv *priv)
+{
+	bool waiting;
+
+	flush_workqueue(priv->wq);
+	spin_lock_irq(&priv->reap_lock);
+	waiting = !list_empty(&priv->ah_reap);
+	spin_unlock_irq(&priv->reap_lock);
+	return waiting;
+}
+
+/*
+ * Issue 23: a send holds no reference on its address handle; it records
+ * its ring position in it, and a released handle is destroyed only once
+ * the ring's tail has passed that. A send waiting to be posted (more to
+ * come) when its path is torn down: the reap keeps the handle, the send
+ * goes with it and is received, and its completion has TX NAPI queue
+ * the reap again, which destroys it.
+ */
+static void roce_tx_ah_retired_by_ring(struct kunit *test)
+{
+	struct kt_roce *c = test->priv;
+	__be32 ip = htonl(0x0a630002);
+	struct ipn_priv *a = c->priv, *b;
+	u64 rx;
+	int i;
+
+	b = kt_roce_tx_pair(test, ip);
+	KUNIT_ASSERT_FALSE(test, kt_ah_waiting(a));
+	rx = ipn_stat(b, rx_packets);
+	KUNIT_ASSERT_EQ(test, ipn_kunit_xmit_train(a, b->dev->dev_addr, ip, 1,
+						   true, NULL), 1u);
+	mutex_lock(&a->ctl_mutex);
+	ipn_path_destroy_all(a);
+	mutex_unlock(&a->ctl_mutex);
+	KUNIT_EXPECT_TRUE(test, kt_ah_waiting(a));
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(a->ah_waiting));
+	/* Posts the waiting send; this one waits for the new path. */
+	ipn_kunit_xmit(a, b->dev->dev_addr, ip);
+	KUNIT_EXPECT_TRUE(test, kt_rx_reached(b, rx + 2));
+	KUNIT_EXPECT_TRUE(test, kt_tx_idle(a));
+	for (i = 0; i < 40 && kt_ah_waiting(a); i++)
+		msleep(50);
+	KUNIT_EXPECT_FALSE(test, kt_ah_waiting(a));
+	KUNIT_EXPECT_EQ(test, ipn_stat(a, tx_errors), 0u);
+}
+
 static struct kunit_case ipn_roce_cases[] = {
 	KUNIT_CASE(roce_child_partition),
 	KUNIT_CASE(roce_cm_req_other_partition),
@@ -935,6 +983,7 @@ static struct kunit_case ipn_roce_cases[] = {
 	KUNIT_CASE(roce_rx_repost_fails),
 	KUNIT_CASE(roce_tx_batch),
 	KUNIT_CASE(roce_tx_post_fails),
+	KUNIT_CASE(roce_tx_ah_retired_by_ring),
 	KUNIT_CASE(roce_tick_rate),
 	{}
 };

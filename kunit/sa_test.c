@@ -63,6 +63,7 @@ static struct kunit_case ipn_sa_cases[] = {
 	KUNIT_CASE(sa_path_queue_bounded),
 	KUNIT_CASE(sa_path_qpn_change),
 	KUNIT_CASE(sa_path_idle_freed),
+	KUNIT_CASE(sa_path_used_unlocked_stays),
 	KUNIT_CASE(sa_path_table_bounded),
 	KUNIT_CASE(sa_group_table_bounded),
 	KUNIT_CASE(sa_rx_mode_diff),

@@ -267,6 +267,42 @@ static void sa_path_idle_freed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kt_answer_path(kt_peer_gid, 0), 0);
 }
 
+/*
+ * Issue 23: transmit sends through a usable path without priv->lock and
+ * without the core (ipn_path_tx_ah); the core hears of those sends before
+ * it judges the path idle (ipc_path_used). A path in use for three times
+ * its idle time is kept and asked for once; unused, it goes.
+ */
+static void sa_path_used_unlocked_stays(struct kunit *test)
+{
+	struct ipn_priv *priv = ((struct kt_ctx *)test->priv)->priv;
+	u64 sent;
+	u8 hw[20];
+	int i;
+
+	priv->path_cfg.idle_ms = 300;
+	kt_join_bcast(test, priv);
+	kt_peer_addr(hw, 0x22);
+	ipn_kunit_xmit(priv, hw, htonl(0x0a000002));
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_count_queries() == 1));
+	KUNIT_ASSERT_EQ(test, kt_answer_path(kt_peer_gid, 0), 0);
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000,
+					kt_path_state(priv, kt_peer_gid) ==
+					IPC_PATH_VALID));
+	sent = ipn_stat(priv, tx_packets);
+	for (i = 0; i < 9; i++) {
+		ipn_kunit_xmit(priv, hw, htonl(0x0a000002));
+		ipn_kunit_settle(priv, 100);
+		KUNIT_EXPECT_EQ(test, kt_path_state(priv, kt_peer_gid),
+				IPC_PATH_VALID);
+	}
+	KUNIT_EXPECT_EQ(test, kt_sa.path_calls, 1);
+	KUNIT_EXPECT_GE(test, ipn_stat(priv, tx_packets) - sent, 9u);
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 3000,
+					kt_path_state(priv, kt_peer_gid) < 0));
+	KUNIT_EXPECT_EQ(test, kt_sa.path_calls, 1);
+}
+
 /* Path-table cases: destination i is fe80::2:0:0:1:i, QPN 0x100 + i. */
 static void kt_dest(u8 *gid, u8 *hw, int i)
 {
