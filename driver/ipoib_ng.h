@@ -1097,6 +1097,7 @@ netdev_features_t ipn_offload_features(const struct ib_device_attr *attrs,
 netdev_features_t ipn_fix_features(struct net_device *dev,
 				   netdev_features_t features);
 int ipn_tx_offload(struct sk_buff *skb, struct ib_ud_wr *wr);
+u32 ipn_tx_ud_len(const struct sk_buff *skb);
 int ipn_ib_event_to_core(enum ib_event_type type);
 u8 ipn_tx_ip_scope(const struct sk_buff *skb);
 void ipn_roce_attr(struct ipn_priv *priv, const u8 *dgid, u8 hop,

@@ -116,6 +116,22 @@ IPN_TESTABLE int ipn_tx_offload(struct sk_buff *skb, struct ib_ud_wr *wr)
 	return 0;
 }
 
+/*
+ * The length of the IPoIB frame (from its 4-byte header) that UD carries
+ * for skb, at the pseudo header: the frame; for a TCP GSO frame, which the
+ * adapter segments (LSO), one segment: its headers and the mss. What the
+ * core compares with UD's frame size (ipc_mtu_ud_too_big).
+ */
+IPN_TESTABLE u32 ipn_tx_ud_len(const struct sk_buff *skb)
+{
+	if (skb_is_gso(skb) &&
+	    (skb_shinfo(skb)->gso_type & (SKB_GSO_TCPV4 | SKB_GSO_TCPV6)))
+		return IPC_HDR_LEN + skb_transport_offset(skb) -
+		       skb_network_offset(skb) + tcp_hdrlen(skb) +
+		       skb_shinfo(skb)->gso_size;
+	return skb->len - IPN_PSEUDO_LEN;
+}
+
 /* A send that never reached the device: its slot freed, skb dropped. */
 static void ipn_tx_unsent(struct ipn_priv *priv, struct ipn_tx_slot *slot)
 {
@@ -427,7 +443,7 @@ static bool ipn_xmit_fast(struct ipn_priv *priv, struct sk_buff *skb,
 	ah = ipn_path_tx_ah(priv, v->gid, now);
 	if (!ah)
 		return false;
-	mtu = ipc_mtu_ud_too_big(&priv->mtu, skb->len - IPN_PSEUDO_LEN);
+	mtu = ipc_mtu_ud_too_big(&priv->mtu, ipn_tx_ud_len(skb));
 	if (unlikely(mtu))
 		ipn_tx_too_big(priv, skb, mtu);
 	else
@@ -490,7 +506,7 @@ static void ipn_xmit_frame(struct ipn_priv *priv, struct sk_buff *skb)
 	}
 	/* Connected mode's MTU is not UD's: what UD cannot carry. */
 	if (ah && route == IPN_CM_UD) {
-		mtu = ipc_mtu_ud_too_big(&priv->mtu, skb->len - IPN_PSEUDO_LEN);
+		mtu = ipc_mtu_ud_too_big(&priv->mtu, ipn_tx_ud_len(skb));
 		if (mtu)
 			route = IPN_CM_TOO_BIG;
 	}

@@ -636,6 +636,27 @@ static void shim_tx_offload(struct kunit *test)
 }
 
 /*
+ * What UD must carry of a frame, for the MTU check: a TCP GSO frame of
+ * 3000 bytes that the adapter cuts into segments of 1000 carries 1044
+ * bytes a segment (4 of IPoIB, 40 of IP and TCP), not 3044: the check
+ * would answer "too big" to every TSO frame. Other frames: all of it
+ * but the pseudo header.
+ */
+static void shim_tx_ud_len(struct kunit *test)
+{
+	struct sk_buff *skb = kt_tcp_skb(test, 3000);
+
+	KUNIT_EXPECT_EQ(test, ipn_tx_ud_len(skb),
+			IPC_HDR_LEN + 40u + 3000u - IPN_PSEUDO_LEN);
+	skb_shinfo(skb)->gso_size = 1000;
+	skb_shinfo(skb)->gso_type = SKB_GSO_TCPV4;
+	KUNIT_EXPECT_EQ(test, ipn_tx_ud_len(skb), IPC_HDR_LEN + 40u + 1000u);
+	skb_shinfo(skb)->gso_type = SKB_GSO_TCPV6;
+	KUNIT_EXPECT_EQ(test, ipn_tx_ud_len(skb), IPC_HDR_LEN + 40u + 1000u);
+	kfree_skb(skb);
+}
+
+/*
  * A receive the adapter says has good IPv4/TCP/UDP checksums
  * (IB_WC_IP_CSUM_OK) goes up CHECKSUM_UNNECESSARY while rx-checksumming
  * is on (ethtool -K), CHECKSUM_NONE otherwise and for any other.
@@ -1008,6 +1029,7 @@ static struct kunit_case ipn_shim_cases[] = {
 	KUNIT_CASE(shim_rx_frame_paged),
 	KUNIT_CASE(shim_offload_features),
 	KUNIT_CASE(shim_tx_offload),
+	KUNIT_CASE(shim_tx_ud_len),
 	KUNIT_CASE(shim_rx_csum),
 	KUNIT_CASE(shim_ib_link_speed),
 	KUNIT_CASE(shim_ports_param),
