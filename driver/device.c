@@ -414,7 +414,10 @@ void ipn_setup(struct net_device *dev)
 	dev->max_mtu = IPC_MTU_MIN_RFC;
 	dev->mtu = IPC_MTU_MIN_RFC;
 	dev->needs_free_netdev = false;
-	/* Connected mode answers a frame too big with ICMP: it needs the route. */
-	netif_keep_dst(dev);
+	/*
+	 * Datagram mode: the stack releases the route before the qdisc (no
+	 * reference taken and dropped a packet); connected mode keeps it
+	 * (ipn_dev_set_mode).
+	 */
 }
 

@@ -311,6 +311,18 @@ int ipn_dev_set_mode(struct ipn_priv *priv, bool connected,
 		ipn_stop(dev);
 	mutex_lock(&priv->ctl_mutex);
 	WRITE_ONCE(priv->cm_mode, connected);
+	/*
+	 * Connected mode answers a frame too big for a peer without it (UD)
+	 * with ICMP, which needs the frame's route: kept to the driver. In
+	 * datagram mode no frame is too big (issue 23: the route released
+	 * before the qdisc, as alloc_netdev() leaves it). A bond over this
+	 * interface takes the flags again at netdev_update_features().
+	 */
+	if (connected)
+		netif_keep_dst(dev);
+	else
+		dev->priv_flags |= IFF_XMIT_DST_RELEASE |
+				   IFF_XMIT_DST_RELEASE_PERM;
 	if (priv->qp && ipn_dev_set_hwaddr(priv))
 		netdev_warn(dev, "cannot read the port GID\n");
 	mutex_unlock(&priv->ctl_mutex);

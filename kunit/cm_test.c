@@ -123,6 +123,8 @@ static struct ipn_priv *kt_cm_if(struct kunit *test, struct ib_device *ca,
 	KUNIT_ASSERT_TRUE(test, netif_carrier_ok(priv->dev));
 	KUNIT_ASSERT_TRUE(test, priv->cm_on);
 	KUNIT_ASSERT_TRUE(test, priv->dev->dev_addr[0] & IPC_ADDR_FLAG_CM);
+	/* Its ICMP "too big" for a peer reached over UD needs the route. */
+	KUNIT_ASSERT_FALSE(test, priv->dev->priv_flags & IFF_XMIT_DST_RELEASE);
 	return priv;
 }
 

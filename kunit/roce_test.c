@@ -825,6 +825,8 @@ static struct ipn_priv *kt_roce_tx_pair(struct kunit *test, __be32 ip)
 	KUNIT_ASSERT_GT_MSG(test, ipn_stat(b, rx_packets), 0u,
 			    "B received nothing in 5 s");
 	KUNIT_ASSERT_TRUE(test, kt_tx_idle(a));
+	/* Datagram mode: the stack releases the route before the qdisc. */
+	KUNIT_EXPECT_TRUE(test, a->dev->priv_flags & IFF_XMIT_DST_RELEASE);
 	return b;
 }
 
