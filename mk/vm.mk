@@ -9,6 +9,7 @@
 #   make vm-bench       IPoIB against raw UD verbs (figures; not in vm-check)
 #   make vm-bench-cpu   the same under qemu -icount: CPU per packet in guest
 #                       instructions, against BENCH_BASE's module (7312acf)
+#   make vm-bench-trace an idle ping's round trip, step by step (ftrace)
 #   make vm-selftest    the harness fails when it should (fixtures in tests/vm/selftest/)
 #
 # VM_KERNEL    bzImage to boot (default: the newest /boot/vmlinuz-6.1.*)
@@ -37,7 +38,7 @@ VM_RUN = $(CURDIR)/tests/vm/run.sh --out $(CURDIR)/build/vm \
 	$(if $(VM_MODULES),--modules $(VM_MODULES)) \
 	--timeout $(VM_TIMEOUT) $(VM_FLAGS)
 
-.PHONY: vm-smoke vm-check vm-demo vm-bench vm-bench-cpu vm-selftest
+.PHONY: vm-smoke vm-check vm-demo vm-bench vm-bench-cpu vm-bench-trace vm-selftest
 
 vm-smoke:
 	$(VM_RUN) smoke
@@ -54,6 +55,13 @@ vm-bench: module
 		$(CURDIR)/build/bench-base) && export BENCH_BEFORE=$$before && ) \
 	$(VM_RUN) --timeout 3600 --module $(CURDIR)/ipoib_ng.ko bench && \
 		cat $(CURDIR)/build/vm/bench/bench.txt
+
+# Where an idle ping's round trip goes (BENCH_ONLY=trace): round trips by
+# the interval between pings, and a function-traced timeline per step.
+# Two vCPUs, as vm-bench; about 4 minutes.
+vm-bench-trace: module
+	BENCH_ONLY=trace $(VM_RUN) --timeout 1800 --module $(CURDIR)/ipoib_ng.ko bench && \
+		cat $(CURDIR)/build/vm/bench/bench-trace.txt
 
 # Under -icount the guest's clock counts instructions, so host load does
 # not move the figures: shift 2, 4 ns each (a 250 MHz CPU: four times

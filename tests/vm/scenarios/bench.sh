@@ -64,7 +64,8 @@
 ROUNDS=${BENCH_ROUNDS:-5}
 # BENCH_ONLY=cpu: the CPU figures only (4 KiB and 64-byte UDP, stack and
 # IPoIB; TCP, IPoIB), for vm-bench-cpu; BENCH_ONLY=cm: connected mode's TCP only,
-# against BENCH_BEFORE's (variant cm_before). BENCH_NS_PER_INSN: under
+# against BENCH_BEFORE's (variant cm_before); BENCH_ONLY=trace: where an
+# idle ping's round trip goes (trace_pings, below), no rounds. BENCH_NS_PER_INSN: under
 # -icount shift=N, 2^N: CPU figures are then given in guest instructions.
 ONLY=${BENCH_ONLY:-}
 NS_PER_INSN=${BENCH_NS_PER_INSN:-1}
@@ -359,6 +360,102 @@ variant() {
 		;;
 	esac
 }
+
+# --- an idle ping, traced ------------------------------------------------------
+# trace_pings: issue 23's "idle-ping latency explained". Round trips over
+# IPoIB and over the veth pair by the interval between pings (0.2 s, as
+# the bench's idle figure; 0.02 s; 0.002 s; back to back), p50 and p99:
+# what the wait between pings costs. Then 12 pings 0.2 s apart under the
+# function tracer, limited to the functions a round trip passes through
+# (the driver's, rxe's, the stack's steps, softirq and idle entry): for
+# each function and each of its calls in a round trip, the median time
+# from the ping's first transmit, over the pings (a per-step timeline),
+# and one ping's whole trace. Into bench-trace.txt.
+TRACE_FUNCS="ipn_start_xmit ipn_tx_flush ipn_tx_comp ipn_tx_poll ipn_rx_comp
+ipn_rx_poll napi_gro_receive rxe_post_send rxe_requester rxe_responder
+rxe_completer rxe_rcv rxe_cq_post veth_xmit netif_rx __netif_receive_skb
+net_rx_action icmp_rcv ping_rcv raw_rcv ip_output __napi_schedule
+try_to_wake_up default_idle_call do_idle"
+trace_pings() {
+	local out=$VM_OUT/bench-trace.txt t=/sys/kernel/tracing v i p50 p99 f opts
+	: > "$out"
+	mountpoint -q "$t" || check mount -t tracefs nodev "$t"
+	{
+		echo "=== round trips from side 2 by the interval between pings (us, 25 each) ==="
+		printf '%-8s %-10s %8s %8s\n' variant interval p50 p99
+	} >> "$out"
+	for v in ipoib stack; do
+		ip_pair "$v"
+		for i in 0.2 0.02 0.002 A; do
+			if [[ $i == A ]]; then opts=(-A); else opts=(-i "$i"); fi
+			ip netns exec "${NS[1]}" taskset -c "$TX_CPU" timeout 60 \
+				ping -W 5 -c 25 "${opts[@]}" "${ADDR[0]}" > /tmp/ping.log 2>&1 ||
+				{ cat /tmp/ping.log; fail "ping over $v failed"; }
+			read -r p50 p99 < <(grep -o 'time=[0-9.]*' /tmp/ping.log | cut -d= -f2 | sort -n |
+				awk '{ v[NR] = $1 } END { if (NR) printf "%.0f %.0f\n",
+					v[int((NR + 1) / 2)] * 1000, v[int(NR * 0.99 + 0.999)] * 1000 }')
+			printf '%-8s %-10s %8s %8s\n' "$v" "$i" "$p50" "$p99" >> "$out"
+		done
+	done
+	echo 0 > "$t/tracing_on"
+	echo nop > "$t/current_tracer"
+	: > "$t/set_ftrace_filter"
+	for f in $TRACE_FUNCS; do
+		echo "$f" >> "$t/set_ftrace_filter" 2> /dev/null || log "not traceable: $f"
+	done
+	echo function > "$t/current_tracer"
+	: > "$t/trace"
+	echo 1 > "$t/tracing_on"
+	ip_pair ipoib
+	ip netns exec "${NS[1]}" taskset -c "$TX_CPU" ping -W 5 -c 12 -i 0.2 "${ADDR[0]}" \
+		> /tmp/ping.log 2>&1 || { cat /tmp/ping.log; fail "traced ping failed"; }
+	echo 0 > "$t/tracing_on"
+	cp "$t/trace" /tmp/ping-trace.txt
+	echo nop > "$t/current_tracer"
+	: > "$t/set_ftrace_filter"
+	{
+		echo "=== the traced pings (ping's own figures, tracing on) ==="
+		grep 'time=' /tmp/ping.log
+		echo "=== per step: median us from the ping's first ipn_start_xmit (FUNC#n: its n-th call in the round trip), over the pings ==="
+		# A round trip starts at an ipn_start_xmit after 50 ms without one.
+		awk '!/^#/ && NF >= 5 {
+			ts = ""; for (k = 1; k <= NF; k++) if ($k ~ /^[0-9]+\.[0-9]+:$/) { ts = $k; f = $(k + 1); break }
+			if (ts == "") next
+			sub(/:$/, "", ts); t = ts * 1e6
+			if (f == "ipn_start_xmit" && t - last > 50000) { p++; t0[p] = t; delete seen; last = t }
+			if (!p) next
+			if (f == "ipn_start_xmit") last = t
+			key = f "#" (++seen[f]); d = t - t0[p]
+			if (!(key in first)) { first[key] = d; order[++nk] = key }
+			n[key]++; v[key, n[key]] = d
+		} END {
+			for (j = 1; j <= nk; j++) {
+				key = order[j]; m = n[key]
+				for (a = 2; a <= m; a++) for (b = a; b > 1 && v[key, b - 1] > v[key, b]; b--) { x = v[key, b]; v[key, b] = v[key, b - 1]; v[key, b - 1] = x }
+				med[key] = v[key, int((m + 1) / 2)]
+			}
+			for (j = 1; j <= nk; j++) printf "%10.1f  %-28s (%d of %d pings)\n", med[order[j]], order[j], n[order[j]], p
+		}' /tmp/ping-trace.txt | sort -n
+		echo "=== one round trip, whole (the 6th ping) ==="
+		awk '!/^#/ && NF >= 5 {
+			ts = ""; for (k = 1; k <= NF; k++) if ($k ~ /^[0-9]+\.[0-9]+:$/) { ts = $k; f = $(k + 1); break }
+			if (ts == "") next
+			sub(/:$/, "", ts); t = ts * 1e6
+			if (f == "ipn_start_xmit" && t - last > 50000) { p++; t0 = t }
+			if (f == "ipn_start_xmit") last = t
+			if (p == 6) printf "%10.1f  %s\n", t - t0, $0
+		}' /tmp/ping-trace.txt
+	} >> "$out"
+}
+
+if [[ $ONLY == trace ]]; then
+	use_module "$AFTER"
+	trace_pings
+	check_dmesg_clean "the traced pings"
+	unload_ipoib
+	cat "$VM_OUT/bench-trace.txt"
+	exit 0
+fi
 
 VARIANTS=(raw stack ipoib cm)
 [[ $ONLY != cpu ]] || VARIANTS=(stack ipoib)
