@@ -239,6 +239,21 @@ static void sa_path_qpn_change(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, ipn_kunit_path(priv, kt_peer_gid).ah, ah);
 }
 
+/* The path to the peer (hw) resolved, freed after 300 ms unused. */
+static void kt_peer_path_idling(struct kunit *test, struct ipn_priv *priv,
+				u8 *hw)
+{
+	priv->path_cfg.idle_ms = 300;
+	kt_join_bcast(test, priv);
+	kt_peer_addr(hw, 0x22);
+	ipn_kunit_xmit(priv, hw, htonl(0x0a000002));
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_count_queries() == 1));
+	KUNIT_ASSERT_EQ(test, kt_answer_path(kt_peer_gid, 0), 0);
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000,
+					kt_path_state(priv, kt_peer_gid) ==
+					IPC_PATH_VALID));
+}
+
 /*
  * A path unused for idle_ms, with nothing queued, is freed with its
  * address handle (the neighbour table's garbage collection); the next
@@ -249,15 +264,7 @@ static void sa_path_idle_freed(struct kunit *test)
 	struct ipn_priv *priv = ((struct kt_ctx *)test->priv)->priv;
 	u8 hw[20];
 
-	priv->path_cfg.idle_ms = 300;
-	kt_join_bcast(test, priv);
-	kt_peer_addr(hw, 0x22);
-	ipn_kunit_xmit(priv, hw, htonl(0x0a000002));
-	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_count_queries() == 1));
-	KUNIT_ASSERT_EQ(test, kt_answer_path(kt_peer_gid, 0), 0);
-	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000,
-					kt_path_state(priv, kt_peer_gid) ==
-					IPC_PATH_VALID));
+	kt_peer_path_idling(test, priv, hw);
 	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 3000,
 					kt_path_state(priv, kt_peer_gid) < 0));
 	KUNIT_EXPECT_EQ(test, kt_sa.path_calls, 1);
@@ -280,15 +287,7 @@ static void sa_path_used_unlocked_stays(struct kunit *test)
 	u8 hw[20];
 	int i;
 
-	priv->path_cfg.idle_ms = 300;
-	kt_join_bcast(test, priv);
-	kt_peer_addr(hw, 0x22);
-	ipn_kunit_xmit(priv, hw, htonl(0x0a000002));
-	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_count_queries() == 1));
-	KUNIT_ASSERT_EQ(test, kt_answer_path(kt_peer_gid, 0), 0);
-	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000,
-					kt_path_state(priv, kt_peer_gid) ==
-					IPC_PATH_VALID));
+	kt_peer_path_idling(test, priv, hw);
 	sent = ipn_stat(priv, tx_packets);
 	for (i = 0; i < 9; i++) {
 		ipn_kunit_xmit(priv, hw, htonl(0x0a000002));
