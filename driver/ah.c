@@ -136,6 +136,8 @@ again:
 			list_move_tail(&ah->reap, &busy);
 			continue;
 		}
+		/* Unlinked: the list is walked and spliced again below. */
+		list_del(&ah->reap);
 		rdma_destroy_ah(ah->ah, RDMA_DESTROY_AH_SLEEPABLE);
 		kfree(ah);
 	}

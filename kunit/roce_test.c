@@ -921,6 +921,14 @@ static void roce_tx_post_fails(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, kt_rx_reached(b, rx + 1));
 }
 
+/* Every path torn down, their handles released (as at interface down). */
+static void kt_paths_down(struct ipn_priv *priv)
+{
+	mutex_lock(&priv->ctl_mutex);
+	ipn_path_destroy_all(priv);
+	mutex_unlock(&priv->ctl_mutex);
+}
+
 /* Address handles released, still waiting for sends (ipn_ah_reap). */
 static bool kt_ah_waiting(struct ipn_priv *priv)
 {
@@ -954,14 +962,55 @@ static void roce_tx_ah_retired_by_ring(struct kunit *test)
 	rx = ipn_stat(b, rx_packets);
 	KUNIT_ASSERT_EQ(test, ipn_kunit_xmit_train(a, b->dev->dev_addr, ip, 1,
 						   true, NULL), 1u);
-	mutex_lock(&a->ctl_mutex);
-	ipn_path_destroy_all(a);
-	mutex_unlock(&a->ctl_mutex);
+	kt_paths_down(a);
 	KUNIT_EXPECT_TRUE(test, kt_ah_waiting(a));
 	KUNIT_EXPECT_TRUE(test, READ_ONCE(a->ah_waiting));
 	/* Posts the waiting send; this one waits for the new path. */
 	ipn_kunit_xmit(a, b->dev->dev_addr, ip);
 	KUNIT_EXPECT_TRUE(test, kt_rx_reached(b, rx + 2));
+	KUNIT_EXPECT_TRUE(test, kt_tx_idle(a));
+	for (i = 0; i < 40 && kt_ah_waiting(a); i++)
+		msleep(50);
+	KUNIT_EXPECT_FALSE(test, kt_ah_waiting(a));
+	KUNIT_EXPECT_EQ(test, ipn_stat(a, tx_errors), 0u);
+}
+
+/*
+ * One reap that destroys a handle and keeps another: A's send has
+ * completed, B's waits in the ring. A is destroyed, B stays on the
+ * list, and once its send completes it goes too. A reap that freed A
+ * without taking it off the list walked into it when it moved B
+ * (KASAN: use-after-free in list_move_tail), found in review.
+ */
+static void roce_tx_ah_retire_mixed(struct kunit *test)
+{
+	struct kt_roce *c = test->priv;
+	__be32 ip = htonl(0x0a630002);
+	struct ipn_priv *a = c->priv, *b;
+	u64 rx;
+	int i;
+
+	b = kt_roce_tx_pair(test, ip);
+	rx = ipn_stat(b, rx_packets);
+	/* A: released with its send waiting; the reap keeps it. */
+	KUNIT_ASSERT_EQ(test, ipn_kunit_xmit_train(a, b->dev->dev_addr, ip, 1,
+						   true, NULL), 1u);
+	kt_paths_down(a);
+	KUNIT_ASSERT_TRUE(test, kt_ah_waiting(a));
+	/* Its send completes, TX NAPI told nothing: A stays listed. */
+	WRITE_ONCE(a->ah_waiting, false);
+	ipn_kunit_xmit(a, b->dev->dev_addr, ip);
+	KUNIT_ASSERT_TRUE(test, kt_rx_reached(b, rx + 2));
+	KUNIT_ASSERT_TRUE(test, kt_tx_idle(a));
+	KUNIT_ASSERT_TRUE(test, kt_ah_waiting(a));
+	/* B: the new path's handle, released with its send waiting. */
+	KUNIT_ASSERT_EQ(test, ipn_kunit_xmit_train(a, b->dev->dev_addr, ip, 1,
+						   true, NULL), 1u);
+	kt_paths_down(a);
+	KUNIT_EXPECT_TRUE(test, kt_ah_waiting(a));
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(a->ah_waiting));
+	ipn_kunit_xmit(a, b->dev->dev_addr, ip);
+	KUNIT_EXPECT_TRUE(test, kt_rx_reached(b, rx + 4));
 	KUNIT_EXPECT_TRUE(test, kt_tx_idle(a));
 	for (i = 0; i < 40 && kt_ah_waiting(a); i++)
 		msleep(50);
@@ -986,6 +1035,7 @@ static struct kunit_case ipn_roce_cases[] = {
 	KUNIT_CASE(roce_tx_batch),
 	KUNIT_CASE(roce_tx_post_fails),
 	KUNIT_CASE(roce_tx_ah_retired_by_ring),
+	KUNIT_CASE(roce_tx_ah_retire_mixed),
 	KUNIT_CASE(roce_tick_rate),
 	{}
 };
