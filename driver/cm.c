@@ -365,7 +365,10 @@ enum ipn_cm_route ipn_cm_xmit(struct ipn_priv *priv, struct sk_buff *skb,
 /*
  * A frame too big for where it goes: the sender learns the MTU (ICMP
  * "fragmentation needed", ICMPv6 "packet too big"), the frame is dropped.
- * skb at the pseudo header, the network header set by the stack.
+ * skb at the pseudo header, the network header set by the stack. In
+ * datagram mode the stack has released the route (IFF_XMIT_DST_RELEASE)
+ * and IPv4's message cannot be sent: only a frame queued across an MTU
+ * shrink gets here then; it is counted (drop_too_big).
  */
 void ipn_tx_too_big(struct ipn_priv *priv, struct sk_buff *skb, u32 mtu)
 {

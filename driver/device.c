@@ -111,7 +111,7 @@ int ipn_open(struct net_device *dev)
 	napi_enable(&priv->rx_napi);
 	napi_enable(&priv->tx_napi);
 	ipn_queues_napi(priv, true);
-	priv->up = true;
+	WRITE_ONCE(priv->up, true);	/* transmit reads it unlocked */
 	spin_lock_bh(&priv->lock);
 	priv->next_deadline = IPC_NO_DEADLINE;
 	ipn_entry_arm_first(priv);	/* entries kept while down, if any */
@@ -187,7 +187,7 @@ int ipn_stop(struct net_device *dev)
 	priv->announce_left = 0;
 	ipn_allmulti_stop(priv);	/* while the QP can still send */
 	spin_lock_bh(&priv->lock);
-	priv->up = false;
+	WRITE_ONCE(priv->up, false);
 	ipc_link_stop(&priv->link, &r);
 	spin_unlock_bh(&priv->lock);
 	ipn_link_apply(priv, &r);

@@ -470,7 +470,7 @@ struct ipn_entry_kind {
 
 /*
  * Per destination GID; protected by priv->lock, except what transmit
- * reads under RCU (ipn_path_tx_fast): the hash node, gid, tx_ah, and
+ * reads under RCU (ipn_path_tx_ah): the hash node, gid, tx_ah, and
  * used_ms, which it writes. Freed after a grace period.
  */
 struct ipn_path {
@@ -899,8 +899,9 @@ void ipn_ah_reap(struct ipn_priv *priv, bool all);
 
 /*
  * Whether the send at ring position pos may still be in the ring, in
- * [tail, head): tail read first, so that a window read late is only
- * larger. Any context.
+ * [tail, head). The two reads are not ordered, and a drain may reset
+ * both to 0 between them: a window read so is larger than the ring's
+ * (or wraps), which only keeps a handle longer. Any context.
  */
 static inline bool ipn_tx_in_ring(const struct ipn_priv *priv,
 				  unsigned int pos)

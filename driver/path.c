@@ -264,6 +264,8 @@ void ipn_path_query_complete(struct ipn_priv *priv, struct ipn_path *path,
 			ipn_inc(priv, path_answers_same);
 			path->answered_ms = ipn_now_ms();
 		}
+		/* Its deadlines count from the last use. */
+		ipn_path_sync_used(priv, path);
 		ipc_path_query_done(&path->st, &priv->path_cfg, ipn_now_ms(),
 				    status, &priv->rng, &r);
 		ipn_path_apply(priv, path, &r, NULL);
@@ -469,6 +471,7 @@ void ipn_path_flush_all(struct ipn_priv *priv)
 		READ_ONCE(ipn_path_spread_ms) : 0;
 	for (bkt = 0; bkt < ipn_path_buckets(priv); bkt++)
 		hlist_for_each_entry_safe(path, tmp, &priv->paths[bkt], node) {
+			ipn_path_sync_used(priv, path);
 			ipc_path_flush(&path->st, &priv->path_cfg, now,
 				       &priv->rng, &r);
 			ipn_path_apply(priv, path, &r, NULL);
@@ -490,6 +493,7 @@ void ipn_path_revalidate(struct ipn_priv *priv, struct ipn_path *path)
 
 	lockdep_assert_held(&priv->lock);
 	cfg.flush_spread_ms = 0;
+	ipn_path_sync_used(priv, path);
 	ipc_path_flush(&path->st, &cfg, ipn_now_ms(), &priv->rng, &r);
 	ipn_path_apply(priv, path, &r, NULL);
 }

@@ -4,7 +4,8 @@
  *
  * The send ring is a power-of-two array indexed by free-running counters:
  * tx_head advances under netif_tx_lock (xmit), tx_tail in TX NAPI (or in
- * the drain with NAPI off). The queue stops at sendq - 1 slots in flight
+ * the drain with NAPI off); the address handles' reap reads both at any
+ * time (ipn_tx_in_ring). The queue stops at sendq - 1 slots in flight
  * and wakes at half. The UD QP and the connections' RC QPs (cm.c) share
  * the ring: each QP completes in order, but the QPs interleave, so a slot
  * is freed when its send completes and the tail moves over freed slots.
@@ -454,7 +455,7 @@ static bool ipn_xmit_fast(struct ipn_priv *priv, struct sk_buff *skb,
 /*
  * One frame from the stack: the core decides, ipn_send queues it. The
  * handles read here stay valid until the RCU read section ends, and then
- * until the sends recorded in them complete (ipn_ah_reap).
+ * until the sends put in the ring within it complete (ipn_ah_reap).
  */
 static void ipn_xmit_frame(struct ipn_priv *priv, struct sk_buff *skb)
 {
@@ -743,8 +744,8 @@ void ipn_tx_ring_drain(struct ipn_priv *priv)
 		slot->skb = NULL;
 		slot->cm = NULL;	/* every connection went before */
 	}
-	priv->tx_head = 0;
-	priv->tx_tail = 0;
+	WRITE_ONCE(priv->tx_head, 0);	/* the reap reads them */
+	WRITE_ONCE(priv->tx_tail, 0);
 	priv->tx_ud_done = 0;
 	priv->tx_pending = 0;
 	priv->tx_done_pkts = 0;
