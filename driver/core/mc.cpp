@@ -276,6 +276,12 @@ ipc_mc_state mc_on_unsubscribe(McCall &k, ipc_mc_state s, u8 type)
 	}
 }
 
+/* MISSING: the cached absence has expired; a frame asks again. */
+bool mc_absence_expired(const struct ipc_mc *m, u64 now)
+{
+	return now >= m->deadline_ms;
+}
+
 /* s10 egress: "if the egress port is already a SendOnlyNonMember or a
  * FullMember => send the packet, else ... do a SendOnlyNonMember join". */
 ipc_mc_state mc_on_tx(McCall &k, ipc_mc_state s, int routers_joined)
@@ -283,7 +289,7 @@ ipc_mc_state mc_on_tx(McCall &k, ipc_mc_state s, int routers_joined)
 	k.obj->last_tx_ms = k.now;
 	switch (s) {
 	case IPC_MC_MISSING:
-		if (k.now < k.obj->deadline_ms) {
+		if (!mc_absence_expired(k.obj, k.now)) {
 			mc_route_or_drop(k, routers_joined);
 			return s;
 		}
@@ -749,8 +755,8 @@ extern "C" int ipc_mc_tx_joins(const struct ipc_mc *m, ipc_u64 now)
 	switch (m->state) {
 	case IPC_MC_IDLE:
 		return 1;
-	case IPC_MC_MISSING: /* mc_on_tx asks again once the cache expires */
-		return now >= m->deadline_ms;
+	case IPC_MC_MISSING: /* as mc_on_tx decides */
+		return mc_absence_expired(m, now);
 	default:
 		return 0;
 	}
