@@ -1022,6 +1022,7 @@ void ipn_path_destroy_all(struct ipn_priv *priv);
 
 /* mcast.c */
 extern const struct ipn_entry_kind ipn_mcast_kind;
+bool ipn_mcast_addr_taken(const struct ipn_priv *priv, const u8 *addr);
 struct ipn_mcast *ipn_mcast_find(struct ipn_priv *priv, const u8 *mgid);
 struct ipn_mcast *ipn_mcast_get(struct ipn_priv *priv, const u8 *mgid,
 				u8 scope, bool make_room);

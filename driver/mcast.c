@@ -13,6 +13,17 @@
 #include "trace.h"
 
 /* The group mgid, or NULL. priv->lock held. */
+/*
+ * Whether the stack's multicast address addr is one the core takes
+ * (ipc_mcast_addr_check: QPN 0xffffff, an IPoIB MGID of this link's
+ * P_Key and scope). rx_mode_work hands those to the core; transmit's
+ * look at the list (ipn_mcast_stack_listed) takes the same.
+ */
+bool ipn_mcast_addr_taken(const struct ipn_priv *priv, const u8 *addr)
+{
+	return ipc_mcast_addr_check(addr, priv->ifid.bcast_gid) == IPC_R_OK;
+}
+
 struct ipn_mcast *ipn_mcast_find(struct ipn_priv *priv, const u8 *mgid)
 {
 	struct ipn_mcast *mc;
@@ -607,9 +618,7 @@ void ipn_mcast_rx_mode_work(struct work_struct *work)
 			      GFP_ATOMIC);
 	if (mgids) {
 		netdev_for_each_mc_addr(ha, dev) {
-			if (ipc_mcast_addr_check(ha->addr,
-						 priv->ifid.bcast_gid) !=
-			    IPC_R_OK) {
+			if (!ipn_mcast_addr_taken(priv, ha->addr)) {
 				wrong++;
 				continue;
 			}

@@ -359,10 +359,9 @@ static bool ipn_mcast_stack_listed(struct ipn_priv *priv, const u8 *mgid)
 
 	netif_addr_lock(dev);
 	netdev_for_each_mc_addr(ha, dev) {
-		/* What rx_mode_work would take: of this link, not refused. */
+		/* What rx_mode_work would take. */
 		if (!memcmp(ipn_addr_gid(ha->addr), mgid, IPC_GID_LEN) &&
-		    ipc_mcast_addr_check(ha->addr, priv->ifid.bcast_gid) ==
-		    IPC_R_OK) {
+		    ipn_mcast_addr_taken(priv, ha->addr)) {
 			listed = true;
 			break;
 		}
