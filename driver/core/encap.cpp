@@ -133,6 +133,19 @@ inline int rx_accept(const struct ipc_ifid *self, const ipc_u8 *sgid,
 	return rx_accept(self, sgid, dgid, src_qpn, v);
 }
 
+/* One of the QPs the interface sends from: its own, or a send-only one. */
+bool own_qpn(const struct ipc_ifid *self, ipc_u32 qpn)
+{
+	if (qpn == self->qpn)
+		return true;
+	ipc_u32 n = self->send_qpns < IPC_SEND_QPN_MAX ? self->send_qpns :
+							 IPC_SEND_QPN_MAX;
+	for (ipc_u32 i = 0; i < n; i++)
+		if (qpn == self->send_qpn[i])
+			return true;
+	return false;
+}
+
 } // namespace
 } // namespace ipc
 
@@ -143,7 +156,7 @@ extern "C" int ipc_rx_classify(const struct ipc_ifid *self, const ipc_u8 *sgid,
 {
 	mem_zero(v, sizeof(*v));
 	src_qpn &= IPC_QPN_MASK;
-	if (sgid && src_qpn == self->qpn &&
+	if (sgid && own_qpn(self, src_qpn) &&
 	    mem_equal(sgid, self->gid, IPC_GID_LEN))
 		return IPC_R_LOOPBACK;
 	Verdict hdr = hdr_parse(payload, len, &v->ethertype);

@@ -190,9 +190,18 @@ void ipc_hdr_build(ipc_u16 ethertype, ipc_u8 hdr[4]);
  */
 int ipc_hdr_parse(const ipc_u8 *buf, ipc_u32 len, ipc_u16 *ethertype);
 
+/* Send-only UD QPs an interface may have besides its own (issue 23). */
+#define IPC_SEND_QPN_MAX 15
+
 /* What the core needs to know about one interface to classify packets. */
 struct ipc_ifid {
 	ipc_u32 qpn;		/* our UD QPN */
+	/*
+	 * Our other UD QPNs: transmit queues that send only, from the same
+	 * port GID. Multicast they send comes back to qpn like its own.
+	 */
+	ipc_u32 send_qpn[IPC_SEND_QPN_MAX];
+	ipc_u32 send_qpns;	/* how many of send_qpn are ours */
 	ipc_u8 gid[16];		/* our port GID (the one in dev_addr) */
 	ipc_u8 bcast_gid[16];	/* our broadcast MGID */
 };
@@ -216,7 +225,8 @@ struct ipc_rx_verdict {
  * destination GIDs from the GRH (or the RoCE network header), NULL when
  * the completion had no GRH. payload/len start at the IPoIB header.
  * Returns IPC_R_OK (deliver: v filled, strip IPC_HDR_LEN), or the reason
- * to drop: IPC_R_LOOPBACK (multicast we sent: src_qpn and sgid are ours),
+ * to drop: IPC_R_LOOPBACK (multicast we sent: sgid is ours and src_qpn
+ * is qpn or one of send_qpn),
  * IPC_R_BAD_TYPE, an ARP payload that is not IPoIB's (s9.2:
  * IPC_R_BAD_HWTYPE ... IPC_R_BAD_OP) or an ND link-layer address option
  * that is not (s9.3: IPC_R_BAD_OPT_*, IPC_R_BAD_PAD), IPC_R_BAD_ADDR for

@@ -156,6 +156,44 @@ TEST(rx, own_multicast_looped_back_is_dropped)
 		  IPC_R_LOOPBACK);
 }
 
+TEST(rx, own_multicast_from_a_send_queue_is_dropped)
+{
+	auto f = frame(IPC_ETH_P_IP);
+	struct ipc_rx_verdict v;
+	struct ipc_ifid mq = self;
+	mq.send_qpn[0] = 0x4242;
+	mq.send_qpn[1] = 0x77;
+	mq.send_qpns = 2;
+	/* Multicast our transmit queues' QPs sent comes back: ours. */
+	EXPECT_EQ(ipc_rx_classify(&mq, my_gid.data(), self.bcast_gid, 0x77,
+				  f.data(), f.size(), &v),
+		  IPC_R_LOOPBACK);
+	EXPECT_EQ(ipc_rx_classify(&mq, my_gid.data(), self.bcast_gid,
+				  0x4242 | 0xff000000u, f.data(), f.size(), &v),
+		  IPC_R_LOOPBACK);
+	EXPECT_EQ(ipc_rx_classify(&mq, my_gid.data(), self.bcast_gid, my_qpn,
+				  f.data(), f.size(), &v),
+		  IPC_R_LOOPBACK);
+	/* Without them in the list, the same frame is another QP's. */
+	EXPECT_EQ(ipc_rx_classify(&self, my_gid.data(), self.bcast_gid, 0x77,
+				  f.data(), f.size(), &v),
+		  IPC_R_OK);
+	/* Slots past the count are not ours, nor are they from a peer. */
+	mq.send_qpns = 1;
+	EXPECT_EQ(ipc_rx_classify(&mq, my_gid.data(), self.bcast_gid, 0x77,
+				  f.data(), f.size(), &v),
+		  IPC_R_OK);
+	EXPECT_EQ(ipc_rx_classify(&mq, peer_gid.data(), self.bcast_gid, 0x4242,
+				  f.data(), f.size(), &v),
+		  IPC_R_OK);
+	/* A count beyond the array reads no further than it. */
+	mq.send_qpns = 1000;
+	mq.send_qpn[IPC_SEND_QPN_MAX - 1] = 0x555;
+	EXPECT_EQ(ipc_rx_classify(&mq, my_gid.data(), self.bcast_gid, 0x555,
+				  f.data(), f.size(), &v),
+		  IPC_R_LOOPBACK);
+}
+
 TEST(rx, bad_header)
 {
 	auto f = frame(0x88cc);

@@ -13,7 +13,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	Input in(data, size);
 	uint8_t a[20];
 	in.take(a, 20);
-	struct ipc_ifid self;
+	struct ipc_ifid self = {};
 	self.qpn = in.u32() & IPC_QPN_MASK;
 	in.take(self.gid, 16);
 	uint8_t pk[2];

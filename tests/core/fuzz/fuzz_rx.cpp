@@ -103,17 +103,29 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	Input in(data, size);
 	uint8_t flags = in.byte();
 	uint32_t src_qpn = in.u32();
-	struct ipc_ifid self;
+	struct ipc_ifid self = {};
 	uint8_t sgid[16], dgid[16];
 	self.qpn = in.u32() & IPC_QPN_MASK;
 	in.take(sgid, 16);
 	in.take(dgid, 16);
 	in.take(self.gid, 16);
 	in.take(self.bcast_gid, 16);
+	/*
+	 * Send-only QPNs (transmit queues): as many as flags' top 3 bits say,
+	 * taken from no input so that the seeds keep their layout; every
+	 * slot filled, those past the count not ours.
+	 */
+	self.send_qpns = flags >> 5;
+	for (uint32_t i = 0; i < IPC_SEND_QPN_MAX; i++)
+		self.send_qpn[i] = (self.qpn ^ (0x10101u * (i + 1))) &
+				   IPC_QPN_MASK;
 	if (flags & 4)
 		std::memcpy(sgid, self.gid, 16);
 	if (flags & 8)
-		src_qpn = self.qpn;
+		src_qpn =
+			!self.send_qpns || (src_qpn & 1) ?
+				self.qpn :
+				self.send_qpn[(src_qpn >> 1) % IPC_SEND_QPN_MAX];
 	if (flags & 16)
 		std::memcpy(dgid, self.bcast_gid, 16);
 	const uint8_t *sg = (flags & 1) ? sgid : nullptr;
@@ -139,8 +151,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	struct ipc_rx_verdict v;
 	int rc = ipc_rx_classify(&self, sg, dg, src_qpn, payload, len, &v);
-	bool ours = sg && (src_qpn & IPC_QPN_MASK) == self.qpn &&
-		    std::memcmp(sg, self.gid, 16) == 0;
+	bool our_qpn = (src_qpn & IPC_QPN_MASK) == self.qpn;
+	for (uint32_t i = 0; i < self.send_qpns; i++)
+		our_qpn |= (src_qpn & IPC_QPN_MASK) == self.send_qpn[i];
+	bool ours = sg && our_qpn && std::memcmp(sg, self.gid, 16) == 0;
 	if (ours) {
 		FUZZ_CHECK(rc == IPC_R_LOOPBACK);
 	} else if (hr != IPC_R_OK) {
