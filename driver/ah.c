@@ -5,8 +5,9 @@
  * in process context once no send can use it. Sends hold no reference
  * (issue 23: two atomics a packet on a line shared by the CPUs that send
  * and complete). The reap waits for an RCU grace period, after which
- * every transmit that found the handle has put its send in the ring,
- * notes the ring's head then, and waits for the tail to pass it.
+ * every transmit that found the handle has put its send in a ring,
+ * notes every transmit queue's head then, and waits for each tail to pass
+ * it.
  */
 #include <linux/slab.h>
 #include "ipoib_ng.h"
@@ -85,12 +86,62 @@ void ipn_ah_put(struct ipn_ah *ah)
 }
 
 /*
+ * A batch for the handles of this reap: a free one, or when all hold
+ * handles the newest, whose positions the caller moves on (its handles
+ * then wait longer, never less). reap_mutex.
+ */
+static struct ipn_ah_batch *ipn_ah_batch_take(struct ipn_priv *priv)
+{
+	unsigned int i, n;
+
+	lockdep_assert_held(&priv->reap_mutex);
+	for (i = 1; i <= IPN_AH_BATCHES; i++) {
+		n = (priv->ah_batch_last + i) % IPN_AH_BATCHES;
+		if (list_empty(&priv->ah_batch[n].ahs)) {
+			priv->ah_batch_last = n;
+			break;
+		}
+	}
+	return &priv->ah_batch[priv->ah_batch_last];
+}
+
+/*
+ * Whether a send that may use the batch's handles is still in the ring
+ * of a transmit queue; *q the first such queue.
+ */
+static bool ipn_ah_batch_busy(struct ipn_priv *priv,
+			      const struct ipn_ah_batch *b, unsigned int *q)
+{
+	unsigned int i;
+
+	for (i = 0; i < priv->txq_count; i++) {
+		if (ipn_tx_in_ring(&priv->txq[i], b->pos[i])) {
+			*q = i;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void ipn_ah_batch_destroy(struct ipn_ah_batch *b)
+{
+	struct ipn_ah *ah, *tmp;
+
+	list_for_each_entry_safe(ah, tmp, &b->ahs, reap) {
+		list_del(&ah->reap);
+		rdma_destroy_ah(ah->ah, RDMA_DESTROY_AH_SLEEPABLE);
+		kfree(ah);
+	}
+}
+
+/*
  * Destroy the handles released so far that no send uses any more (all:
- * every one, the QP being gone). A handle first seen here is given the
- * ring position of the last send that may use it; those whose position
- * is still in the ring go back to the list, and TX NAPI queues the reap
- * again once the tail passes the last of them (ah_wait_pos). Each keeps
- * its position: a ring never idle cannot hold one back for ever.
+ * every one, the QPs being gone). The handles first seen here form a
+ * batch with the ring position of the last send on every transmit queue
+ * that may use them; a batch with a position still in its queue's ring
+ * waits, and that queue's TX NAPI queues the reap again once its tail
+ * passes the furthest such position (ah_wait_pos). A batch keeps its
+ * positions: a ring never idle cannot hold one back for ever.
  * reap_mutex makes a reap whole:
  * one that returns has waited for any other in progress (the reap work
  * may have spliced the list away and still be destroying handles of a
@@ -99,69 +150,59 @@ void ipn_ah_put(struct ipn_ah *ah)
  */
 void ipn_ah_reap(struct ipn_priv *priv, bool all)
 {
-	unsigned int tail, far, last;
-	struct ipn_ah *ah, *tmp;
+	unsigned int far[IPN_TXQ_MAX], i, q;
+	struct ipn_ah_batch *b;
+	unsigned long waits;
 	unsigned long flags;
-	bool fresh = false;
-	LIST_HEAD(dead);
-	LIST_HEAD(busy);
+	LIST_HEAD(fresh);
 
 	mutex_lock(&priv->reap_mutex);
 	spin_lock_irqsave(&priv->reap_lock, flags);
-	list_splice_init(&priv->ah_reap, &dead);
+	list_splice_init(&priv->ah_reap, &fresh);
 	spin_unlock_irqrestore(&priv->reap_lock, flags);
-	if (list_empty(&dead))
-		goto out;
-	list_for_each_entry(ah, &dead, reap)
-		fresh |= !ah->retire_set;
-	if (fresh) {
-		/* Every transmit that read one has put its send in the ring. */
+	if (!list_empty(&fresh)) {
+		/* Every transmit that read one has put its send in a ring. */
 		synchronize_rcu();
-		last = READ_ONCE(priv->tx_head) - 1;
-		list_for_each_entry(ah, &dead, reap) {
-			if (!ah->retire_set)
-				ah->retire_pos = last;
-			ah->retire_set = true;
-		}
+		b = ipn_ah_batch_take(priv);
+		for (q = 0; q < priv->txq_count; q++)
+			b->pos[q] = READ_ONCE(priv->txq[q].head) - 1;
+		list_splice_tail(&fresh, &b->ahs);
 	}
 again:
-	tail = READ_ONCE(priv->tx_tail);
-	far = tail;
-	list_for_each_entry_safe(ah, tmp, &dead, reap) {
-		unsigned int pos = ah->retire_pos;
-
-		if (!all && ipn_tx_in_ring(priv, pos)) {
-			if (pos - tail >= far - tail)
-				far = pos;
-			list_move_tail(&ah->reap, &busy);
+	waits = 0;
+	for (i = 0; i < IPN_AH_BATCHES; i++) {
+		b = &priv->ah_batch[i];
+		if (list_empty(&b->ahs))
+			continue;
+		if (all || !ipn_ah_batch_busy(priv, b, &q)) {
+			ipn_ah_batch_destroy(b);
 			continue;
 		}
-		/* Unlinked: the list is walked and spliced again below. */
-		list_del(&ah->reap);
-		rdma_destroy_ah(ah->ah, RDMA_DESTROY_AH_SLEEPABLE);
-		kfree(ah);
+		/* Woken when queue q's tail passes the furthest of them. */
+		if (!(waits & BIT(q)) ||
+		    b->pos[q] - READ_ONCE(priv->txq[q].tail) >
+		    far[q] - READ_ONCE(priv->txq[q].tail))
+			far[q] = b->pos[q];
+		waits |= BIT(q);
 	}
-	if (list_empty(&busy))
-		goto out;
-	WRITE_ONCE(priv->ah_wait_pos, far);
-	/* Pairs with the smp_rmb() in ipn_tx_poll: the position, then the flag. */
-	smp_wmb();
-	WRITE_ONCE(priv->ah_waiting, true);
+	for_each_set_bit(q, &waits, IPN_TXQ_MAX) {
+		WRITE_ONCE(priv->txq[q].ah_wait_pos, far[q]);
+		/* Pairs with the smp_rmb() in ipn_tx_poll: the position, then the flag. */
+		smp_wmb();
+		WRITE_ONCE(priv->txq[q].ah_waiting, true);
+	}
 	/*
-	 * The flag, then the ring read again; pairs with the smp_mb() in
+	 * The flags, then the rings read again; pairs with the smp_mb() in
 	 * ipn_tx_poll (the tail written, then the flag read): either TX
 	 * NAPI sees the flag or this sees the tail.
 	 */
 	smp_mb();
-	if (!ipn_tx_in_ring(priv, far)) {
-		WRITE_ONCE(priv->ah_waiting, false);
-		list_splice_init(&busy, &dead);
-		goto again;
+	for_each_set_bit(q, &waits, IPN_TXQ_MAX) {
+		if (!ipn_tx_in_ring(&priv->txq[q], far[q])) {
+			WRITE_ONCE(priv->txq[q].ah_waiting, false);
+			goto again;
+		}
 	}
-	spin_lock_irqsave(&priv->reap_lock, flags);
-	list_splice(&busy, &priv->ah_reap);
-	spin_unlock_irqrestore(&priv->reap_lock, flags);
-out:
 	mutex_unlock(&priv->reap_mutex);
 }
 

@@ -146,7 +146,7 @@ IPN_TESTABLE int ipn_cm_req(struct ib_cm_id *id, const struct ib_cm_event *ev)
 	rx->priv = priv;
 	memcpy(rx->peer, hw, sizeof(rx->peer));
 
-	qa.send_cq = priv->send_cq;
+	qa.send_cq = priv->txq[0].cq;	/* it sends nothing */
 	qa.recv_cq = priv->cm_rcq;
 	qa.srq = priv->srq;
 	qa.cap.max_send_wr = 1;
@@ -514,7 +514,7 @@ static int ipn_cm_connect(struct ipn_priv *priv, struct ipn_cm_tx *tx)
 	if (ret)
 		return ret;
 
-	qa.send_cq = priv->send_cq;
+	qa.send_cq = priv->txq[0].cq;	/* its sends: queue 0's ring */
 	qa.recv_cq = priv->cm_rcq;
 	qa.cap.max_send_wr = priv->tx_size;
 	qa.cap.max_send_sge = priv->max_sge;

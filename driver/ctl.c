@@ -100,7 +100,7 @@ static void ipn_qp_repkey(struct ipn_priv *priv)
 	ipn_cm_stop(priv);
 	netif_tx_disable(priv->dev);
 	napi_disable(&priv->rx_napi);
-	napi_disable(&priv->tx_napi);
+	ipn_tx_napi_disable(priv);
 	ipn_qp_down(priv);
 	if (ipn_qp_up(priv)) {
 		/* As after a TX timeout: stop and open again, or close. */
@@ -108,12 +108,11 @@ static void ipn_qp_repkey(struct ipn_priv *priv)
 		ipn_restart(priv, "a P_Key change that failed");
 	}
 	napi_enable(&priv->rx_napi);
-	napi_enable(&priv->tx_napi);
+	ipn_tx_napi_enable(priv);
 	ib_req_notify_cq(priv->recv_cq, IB_CQ_NEXT_COMP);
-	ib_req_notify_cq(priv->send_cq, IB_CQ_NEXT_COMP);
 	if (priv->qp_rts && ipn_cm_start(priv))
 		netdev_warn(priv->dev, "cannot start connected mode: peers reach us over UD only\n");
-	netif_wake_queue(priv->dev);
+	netif_tx_wake_all_queues(priv->dev);
 }
 
 /* Perform the link machine's actions. Control context, ctl_mutex held. */

@@ -25,7 +25,7 @@ void ipn_dev_set_carrier(struct ipn_priv *priv, bool on)
 
 	if (on) {
 		netif_carrier_on(priv->dev);
-		netif_wake_queue(priv->dev);
+		netif_tx_wake_all_queues(priv->dev);
 	} else {
 		netif_carrier_off(priv->dev);
 	}
@@ -109,7 +109,7 @@ int ipn_open(struct net_device *dev)
 		goto out;
 	}
 	napi_enable(&priv->rx_napi);
-	napi_enable(&priv->tx_napi);
+	ipn_tx_napi_enable(priv);
 	ipn_queues_napi(priv, true);
 	WRITE_ONCE(priv->up, true);	/* transmit reads it unlocked */
 	spin_lock_bh(&priv->lock);
@@ -117,14 +117,13 @@ int ipn_open(struct net_device *dev)
 	ipn_entry_arm_first(priv);	/* entries kept while down, if any */
 	spin_unlock_bh(&priv->lock);
 	ib_req_notify_cq(priv->recv_cq, IB_CQ_NEXT_COMP);
-	ib_req_notify_cq(priv->send_cq, IB_CQ_NEXT_COMP);
 	/*
 	 * Without it peers fall back to datagrams (their REQs are refused).
 	 * Without the P_Key, ipn_qp_repkey() starts it when the P_Key comes.
 	 */
 	if (priv->qp_rts && ipn_cm_start(priv))
 		netdev_warn(dev, "cannot start connected mode: peers reach us over UD only\n");
-	netif_start_queue(dev);
+	netif_tx_start_all_queues(dev);
 
 	/*
 	 * The port as it is now, before the link opens: what the link machine
@@ -197,7 +196,7 @@ int ipn_stop(struct net_device *dev)
 	cancel_delayed_work_sync(&priv->tick);
 	ipn_queues_napi(priv, false);
 	napi_disable(&priv->rx_napi);
-	napi_disable(&priv->tx_napi);
+	ipn_tx_napi_disable(priv);
 	ipn_qp_down(priv);
 	ipn_restart_clear(priv);	/* the QP in RESET, NAPI off */
 	mutex_unlock(&priv->ctl_mutex);
@@ -371,6 +370,7 @@ static const struct net_device_ops ipn_netdev_ops = {
 	.ndo_open = ipn_open,
 	.ndo_stop = ipn_stop,
 	.ndo_start_xmit = ipn_start_xmit,
+	.ndo_select_queue = ipn_select_queue,
 	.ndo_fix_features = ipn_fix_features,
 	.ndo_set_rx_mode = ipn_set_rx_mode,
 	.ndo_change_mtu = ipn_change_mtu,

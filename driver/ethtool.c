@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ethtool.c - driver information, link settings, ring sizes and the
- * driver's counters for ethtool (-i, -g, -S) and NetworkManager.
+ * ethtool.c - driver information, link settings, ring sizes, transmit
+ * queues and the driver's counters for ethtool (-i, -g, -l, -S) and
+ * NetworkManager.
  */
 #include <linux/ethtool.h>
 #include <rdma/ib_verbs.h>
@@ -182,14 +183,51 @@ static int ipn_set_coalesce(struct net_device *dev,
 	return ret;
 }
 
+/*
+ * ethtool -l/-L: transmit queues, each with its UD QP (tx.c); one
+ * receive queue (the QPN in dev_addr). A change makes the verbs
+ * resources again, as ethtool -G does.
+ */
+static void ipn_get_channels(struct net_device *dev,
+			     struct ethtool_channels *ch)
+{
+	struct ipn_priv *priv = netdev_priv(dev);
+
+	ch->max_rx = 1;
+	ch->max_tx = priv->txq_max;
+	ch->rx_count = 1;
+	ch->tx_count = priv->txq_count;
+}
+
+static int ipn_set_channels(struct net_device *dev,
+			    struct ethtool_channels *ch)
+{
+	struct ipn_priv *priv = netdev_priv(dev);
+
+	/* The ethtool core checked the counts against the maxima. */
+	if (ch->rx_count != 1 || !ch->tx_count || ch->combined_count ||
+	    ch->other_count)
+		return -EINVAL;
+	return ipn_dev_set_txqs(priv, ch->tx_count, NULL);
+}
+
+/* The driver's counters, then these of every transmit queue in use. */
+#define IPN_TXQ_STATS	3
+
 static int ipn_get_sset_count(struct net_device *dev, int sset)
 {
-	return sset == ETH_SS_STATS ? IPN_N_STATS : -EOPNOTSUPP;
+	struct ipn_priv *priv = netdev_priv(dev);
+
+	if (sset != ETH_SS_STATS)
+		return -EOPNOTSUPP;
+	return IPN_N_STATS +
+	       priv->txq_count * IPN_TXQ_STATS;
 }
 
 static void ipn_get_strings(struct net_device *dev, u32 sset, u8 *data)
 {
-	unsigned int i;
+	struct ipn_priv *priv = netdev_priv(dev);
+	unsigned int i, q;
 
 	if (sset != ETH_SS_STATS)
 		return;
@@ -197,12 +235,35 @@ static void ipn_get_strings(struct net_device *dev, u32 sset, u8 *data)
 		ipn_stats_name(i, data, ETH_GSTRING_LEN);
 		data += ETH_GSTRING_LEN;
 	}
+	for (q = 0; q < priv->txq_count; q++) {
+		ethtool_sprintf(&data, "tx%u_packets", q);
+		ethtool_sprintf(&data, "tx%u_bytes", q);
+		ethtool_sprintf(&data, "tx%u_stops", q);
+	}
 }
 
 static void ipn_get_ethtool_stats(struct net_device *dev,
 				  struct ethtool_stats *stats, u64 *data)
 {
-	ipn_stats_values(netdev_priv(dev), data);
+	struct ipn_priv *priv = netdev_priv(dev);
+	unsigned int q, start;
+
+	ipn_stats_values(priv, data);
+	data += IPN_N_STATS;
+	for (q = 0; q < priv->txq_count; q++) {
+		const struct ipn_txq *txq = &priv->txq[q];
+
+		do {
+			start = u64_stats_fetch_begin(&txq->syncp);
+			data[0] = u64_stats_read(&txq->packets);
+			data[1] = u64_stats_read(&txq->bytes);
+		} while (u64_stats_fetch_retry(&txq->syncp, start));
+		do {
+			start = u64_stats_fetch_begin(&txq->xsyncp);
+			data[2] = u64_stats_read(&txq->stops);
+		} while (u64_stats_fetch_retry(&txq->xsyncp, start));
+		data += IPN_TXQ_STATS;
+	}
 }
 
 const struct ethtool_ops ipn_ethtool_ops = {
@@ -213,6 +274,8 @@ const struct ethtool_ops ipn_ethtool_ops = {
 				     ETHTOOL_COALESCE_MAX_FRAMES,
 	.get_ringparam = ipn_get_ringparam,
 	.set_ringparam = ipn_set_ringparam,
+	.get_channels = ipn_get_channels,
+	.set_channels = ipn_set_channels,
 	.get_coalesce = ipn_get_coalesce,
 	.set_coalesce = ipn_set_coalesce,
 	.get_sset_count = ipn_get_sset_count,

@@ -62,6 +62,7 @@ static int ipn_priv_init(struct ipn_priv *priv, struct ib_device *ca,
 			 u32 port, u16 pkey)
 {
 	struct net_device *dev = priv->dev;
+	unsigned int q;
 	int ret;
 
 	priv->ca = ca;
@@ -93,6 +94,8 @@ static int ipn_priv_init(struct ipn_priv *priv, struct ib_device *ca,
 	INIT_LIST_HEAD(&priv->path_work);
 	INIT_LIST_HEAD(&priv->mc_work);
 	INIT_LIST_HEAD(&priv->ah_reap);
+	for (q = 0; q < IPN_AH_BATCHES; q++)
+		INIT_LIST_HEAD(&priv->ah_batch[q].ahs);
 	INIT_WORK(&priv->ctl_work, ipn_ctl_work);
 	INIT_DELAYED_WORK(&priv->rx_mode_work, ipn_mcast_rx_mode_work);
 	INIT_DELAYED_WORK(&priv->announce_work, ipn_announce_work);
@@ -120,10 +123,30 @@ static int ipn_priv_init(struct ipn_priv *priv, struct ib_device *ca,
 	priv->stats = netdev_alloc_pcpu_stats(struct ipn_stats);
 	if (!priv->stats)
 		goto err_paths;
+	/*
+	 * Transmit queues: as many as the net_device has (ipn_txq_max()
+	 * unless netlink asked for fewer), at most IPN_TXQ_MAX; in use, the
+	 * stack's default for a multi-queue device (ethtool -L changes it).
+	 */
+	priv->txq_max = min_t(unsigned int, dev->num_tx_queues, IPN_TXQ_MAX);
+	priv->txq = kvcalloc(priv->txq_max, sizeof(*priv->txq), GFP_KERNEL);
+	if (!priv->txq)
+		goto err_stats;
+	for (q = 0; q < priv->txq_max; q++) {
+		priv->txq[q].priv = priv;
+		priv->txq[q].index = q;
+		u64_stats_init(&priv->txq[q].syncp);
+		u64_stats_init(&priv->txq[q].xsyncp);
+	}
+	priv->txq_count = min_t(unsigned int, priv->txq_max,
+				netif_get_num_default_rss_queues());
+	ret = netif_set_real_num_tx_queues(dev, priv->txq_count);
+	if (ret)
+		goto err_txq;
 
 	ret = ipn_verbs_create(priv);
 	if (ret)
-		goto err_stats;
+		goto err_txq;
 	ret = ipn_dev_set_hwaddr(priv);
 	if (ret)
 		goto err_verbs;
@@ -140,7 +163,8 @@ static int ipn_priv_init(struct ipn_priv *priv, struct ib_device *ca,
 
 	netif_napi_add(dev, &priv->rx_napi, ipn_rx_poll);
 	netif_napi_add(dev, &priv->cm_napi, ipn_cm_rx_poll);
-	netif_napi_add_tx(dev, &priv->tx_napi, ipn_tx_poll);
+	for (q = 0; q < priv->txq_max; q++)
+		netif_napi_add_tx(dev, &priv->txq[q].napi, ipn_tx_poll);
 	dev->features |= ipn_offload_features(&ca->attrs, priv->max_sge);
 	dev->hw_features = dev->features;
 	dev->dev_port = port - 1;
@@ -155,6 +179,9 @@ static int ipn_priv_init(struct ipn_priv *priv, struct ib_device *ca,
 
 err_verbs:
 	ipn_verbs_destroy(priv);
+err_txq:
+	kvfree(priv->txq);
+	priv->txq = NULL;
 err_stats:
 	free_percpu(priv->stats);
 err_paths:
@@ -165,11 +192,16 @@ err_paths:
 /* Undo ipn_priv_init(). */
 static void ipn_priv_uninit(struct ipn_priv *priv)
 {
+	unsigned int q;
+
 	ipn_roce_unwatch(priv);
 	netif_napi_del(&priv->cm_napi);
-	netif_napi_del(&priv->tx_napi);
+	for (q = 0; q < priv->txq_max; q++)
+		netif_napi_del(&priv->txq[q].napi);
 	netif_napi_del(&priv->rx_napi);
 	ipn_verbs_destroy(priv);
+	kvfree(priv->txq);
+	priv->txq = NULL;
 	dev_put(priv->roce_ndev);
 	free_percpu(priv->stats);
 	ipn_path_table_free(priv);
@@ -239,22 +271,39 @@ static int ipn_dev_register(struct ipn_priv *priv)
 }
 
 /*
- * ethtool -G (rtnl held): the QP's and CQs' sizes are fixed at creation,
- * so the verbs resources are made again, between stop and open as after
- * a TX timeout. The new QP has a new QPN: dev_addr changes and is
- * announced (ipn_dev_addr_changed()). If the new sizes cannot be had, the
- * old ones are made again.
+ * The number of transmit queues the next ipn_verbs_create() makes, and
+ * the stack's real number. The datapath is down. rtnl held.
  */
-int ipn_dev_resize_rings(struct ipn_priv *priv, unsigned int rx,
-			 unsigned int tx, struct netlink_ext_ack *extack)
+static int ipn_set_txq_count(struct ipn_priv *priv, unsigned int count)
+{
+	int ret;
+
+	ASSERT_RTNL();
+	if (!count || count > priv->txq_max)
+		return -EINVAL;
+	ret = netif_set_real_num_tx_queues(priv->dev, count);
+	if (!ret)
+		priv->txq_count = count;
+	return ret;
+}
+
+/*
+ * The verbs resources made again with rx and tx ring entries and txqs
+ * transmit queues, between stop and open as after a TX timeout. If they
+ * cannot be had, the old ones are made again. rtnl held.
+ */
+static int ipn_dev_remake(struct ipn_priv *priv, unsigned int rx,
+			  unsigned int tx, unsigned int txqs,
+			  struct netlink_ext_ack *extack)
 {
 	unsigned int old_rx = priv->rx_size, old_tx = priv->tx_size;
+	unsigned int old_txqs = priv->txq_count;
 	struct net_device *dev = priv->dev;
 	bool running = netif_running(dev);
 	int ret;
 
 	ASSERT_RTNL();
-	if (rx == old_rx && tx == old_tx)
+	if (rx == old_rx && tx == old_tx && txqs == old_txqs)
 		return 0;
 	if (running)
 		ipn_stop(dev);
@@ -263,13 +312,16 @@ int ipn_dev_resize_rings(struct ipn_priv *priv, unsigned int rx,
 	priv->qp = NULL;
 	priv->rx_size = rx;
 	priv->tx_size = tx;
-	ret = ipn_fault() ? -ENOMEM : ipn_verbs_create(priv);
+	ret = ipn_fault() ? -ENOMEM : ipn_set_txq_count(priv, txqs);
+	if (!ret)
+		ret = ipn_verbs_create(priv);
 	if (ret) {
 		NL_SET_ERR_MSG_MOD(extack,
-				   "cannot allocate rings of that size; the old sizes are kept");
+				   "cannot allocate rings or queues of that size; the old sizes are kept");
 		priv->rx_size = old_rx;
 		priv->tx_size = old_tx;
-		if (ipn_verbs_create(priv))
+		if (ipn_set_txq_count(priv, old_txqs) ||
+		    ipn_verbs_create(priv))
 			netdev_err(dev, "cannot make the queue pair again: delete and re-add the interface\n");
 	}
 	if (priv->qp && ipn_dev_set_hwaddr(priv))
@@ -280,6 +332,35 @@ int ipn_dev_resize_rings(struct ipn_priv *priv, unsigned int rx,
 	if (priv->qp)
 		ipn_dev_addr_changed(priv);
 	return ret;
+}
+
+/*
+ * ethtool -G (rtnl held): the QP's and CQs' sizes are fixed at creation,
+ * so the verbs resources are made again, between stop and open as after
+ * a TX timeout. The new QP has a new QPN: dev_addr changes and is
+ * announced (ipn_dev_addr_changed()). If the new sizes cannot be had, the
+ * old ones are made again.
+ */
+int ipn_dev_resize_rings(struct ipn_priv *priv, unsigned int rx,
+			 unsigned int tx, struct netlink_ext_ack *extack)
+{
+	return ipn_dev_remake(priv, rx, tx, priv->txq_count, extack);
+}
+
+/*
+ * ethtool -L tx (rtnl held): a transmit queue's QP and CQ are made with
+ * the others, so all are made again as for ethtool -G; queue 0's QP is
+ * new too, and dev_addr changes with its QPN.
+ */
+int ipn_dev_set_txqs(struct ipn_priv *priv, unsigned int count,
+		     struct netlink_ext_ack *extack)
+{
+	if (!count || count > priv->txq_max) {
+		NL_SET_ERR_MSG_MOD(extack, "transmit queues: 1 to ethtool -l's maximum");
+		return -EINVAL;
+	}
+	return ipn_dev_remake(priv, priv->rx_size, priv->tx_size, count,
+			      extack);
 }
 
 /*
@@ -342,6 +423,15 @@ int ipn_dev_set_mode(struct ipn_priv *priv, bool connected,
 	return ret;
 }
 
+/*
+ * The transmit queues an interface is made with (ethtool -L's maximum):
+ * one a CPU, at most IPN_TXQ_MAX.
+ */
+unsigned int ipn_txq_max(void)
+{
+	return min_t(unsigned int, IPN_TXQ_MAX, num_possible_cpus());
+}
+
 /* A port's interface, named ib%d. */
 struct ipn_priv *ipn_dev_create(struct ib_device *ca, u32 port, u16 pkey)
 {
@@ -349,7 +439,8 @@ struct ipn_priv *ipn_dev_create(struct ib_device *ca, u32 port, u16 pkey)
 	struct ipn_priv *priv;
 	int ret;
 
-	dev = alloc_netdev(sizeof(*priv), "ib%d", NET_NAME_UNKNOWN, ipn_setup);
+	dev = alloc_netdev_mqs(sizeof(*priv), "ib%d", NET_NAME_UNKNOWN,
+			       ipn_setup, ipn_txq_max(), 1);
 	if (!dev)
 		return ERR_PTR(-ENOMEM);
 	priv = netdev_priv(dev);

@@ -139,6 +139,9 @@ enum {
 /* the core's: ipoib_core.h)                                            */
 /* ------------------------------------------------------------------ */
 
+/* Transmit queues (ethtool -L tx): one UD QP each, the first priv->qp. */
+#define IPN_TXQ_MAX		(IPC_SEND_QPN_MAX + 1)
+
 /* Ring sizes: powers of two in [IPN_RING_MIN, IPN_RING_MAX]. */
 #define IPN_RING_MIN		16
 #define IPN_RING_MAX		8192
@@ -252,7 +255,10 @@ static inline u32 ipn_sendonly_idle(void)
 	return clamp(READ_ONCE(ipn_sendonly_idle_ms), 1000u, 3600000u);
 }
 
-/* Counters; per-reason drop counters follow enum ipc_reason. */
+/*
+ * Counters; per-reason drop counters follow enum ipc_reason. tx_packets
+ * and tx_bytes are the transmit queues' (struct ipn_txq), summed in.
+ */
 struct ipn_stats {
 	u64 rx_packets, rx_bytes, tx_packets, tx_bytes;
 	u64 rx_dropped, tx_dropped, tx_errors, rx_errors;
@@ -295,10 +301,20 @@ struct ipn_ah {
 	struct ib_ah *ah;
 	struct ipn_priv *priv;
 	struct list_head reap;
-	/* reap_mutex: the ring position of the last send that may use it */
-	unsigned int retire_pos;
-	bool retire_set;
 	struct rdma_ah_attr attr;	/* made from (no sgid_attr held) */
+};
+
+/*
+ * Handles released in one reap, after one grace period, and the ring
+ * position of the last send on each transmit queue that may use them.
+ * A few, so that a reap need not wait for the last batch before the
+ * next one starts; when all hold handles, the newest takes more and
+ * waits longer (ipn_ah_reap).
+ */
+#define IPN_AH_BATCHES		4
+struct ipn_ah_batch {
+	struct list_head ahs;		/* empty: free */
+	unsigned int pos[IPN_TXQ_MAX];
 };
 
 /*
@@ -608,6 +624,45 @@ struct ipn_tx_slot {
 	bool head_mapped;	/* sge[0] is the linear part (not after LSO) */
 };
 
+/*
+ * One transmit queue (issue 23): the stack's netdev_queue of the same
+ * index, a UD QP with its send CQ and TX NAPI, and the ring of its sends
+ * (tx.c). Queue 0's QP is priv->qp, which also receives and whose QPN is
+ * in dev_addr; the others only send, from the same PD, P_Key index and
+ * Q_Key. Connections' RC QPs complete on queue 0's CQ, so their sends go
+ * in queue 0's ring (ipn_select_queue).
+ */
+struct ipn_txq {
+	struct ipn_priv *priv;
+	unsigned int index;
+	struct ib_qp *qp;
+	struct ib_cq *cq;
+	struct ipn_tx_slot *ring;
+	struct napi_struct napi;
+	/* Handles wait for the sends up to ah_wait_pos: TX NAPI kicks the reap. */
+	bool ah_waiting;
+	unsigned int ah_wait_pos;
+
+	/* Transmit, under the queue's netif_tx_lock. */
+	unsigned int head ____cacheline_aligned_in_smp;
+	/* UD sends not yet posted, the last pending slots. */
+	unsigned int pending;
+	struct ib_ud_wr wrs[IPN_TX_BATCH];
+	atomic_t unsent_bytes;		/* BQL's, never posted */
+	struct u64_stats_sync xsyncp;
+	u64_stats_t stops;		/* the queue stopped, full */
+
+	/* TX NAPI (or the drain, NAPI off). */
+	unsigned int tail ____cacheline_aligned_in_smp;
+	unsigned int ud_done;		/* UD slots before it freed */
+	unsigned int done_pkts;		/* freed, for BQL */
+	unsigned int done_bytes;
+	struct ib_wc wc[IPN_WC_BATCH];
+	struct u64_stats_sync syncp;
+	u64_stats_t packets;		/* sends completed */
+	u64_stats_t bytes;
+};
+
 struct ipn_rx_slot {
 	struct page *page;	/* SGE 1: the rest of a datagram (rx_pool) */
 	u64 page_addr;
@@ -639,8 +694,11 @@ struct ipn_priv {
 
 	struct ib_pd *pd;
 	struct ib_cq *recv_cq;
-	struct ib_cq *send_cq;
 	struct ib_qp *qp;		/* NULL only if a ring resize failed */
+	/* IPN_TXQ_MAX of them; txq_count in use (the stack's real number) */
+	struct ipn_txq *txq;
+	unsigned int txq_count;
+	unsigned int txq_max;		/* of the net_device, <= IPN_TXQ_MAX */
 	struct ipc_ifid ifid;
 	u32 sgid_index;			/* of ifid.gid in the port's table */
 	bool gid_chosen;		/* by ndo_set_mac_address */
@@ -659,25 +717,13 @@ struct ipn_priv {
 	u32 coalesce_frames[2];
 
 	struct napi_struct rx_napi;
-	struct napi_struct tx_napi;
 	struct ipn_rx_slot *rx_ring;
 	struct page_pool *rx_pool;	/* SGE 1 pages, recycled by the stack */
 	struct page **rx_head_pages;	/* SGE 0 of every slot, IPN_RX_HEAD each */
 	u64 *rx_head_addr;		/* their DMA addresses, a page each */
 	unsigned int rx_heads;		/* pages in those two arrays */
-	struct ipn_tx_slot *tx_ring;
-	/* Completion batches: owned by the NAPI context (or by teardown, NAPI off). */
+	/* Completion batch: owned by the NAPI context (or by teardown, NAPI off). */
 	struct ib_wc rx_wc[IPN_WC_BATCH];
-	struct ib_wc tx_wc[IPN_WC_BATCH];
-	unsigned int tx_head;		/* under netif_tx_lock */
-	unsigned int tx_tail;		/* tx NAPI */
-	unsigned int tx_ud_done;	/* tx NAPI: UD slots before it freed */
-	unsigned int tx_done_pkts;	/* tx NAPI: freed, for BQL */
-	unsigned int tx_done_bytes;
-	atomic_t tx_unsent_bytes;	/* xmit: BQL's, never posted */
-	/* UD sends not yet posted, the last tx_pending slots (tx_lock). */
-	struct ib_ud_wr tx_wrs[IPN_TX_BATCH];
-	unsigned int tx_pending;
 	bool rx_posted;
 
 	/* priv->lock: paths, mcasts, core state objects, the rng. */
@@ -734,9 +780,8 @@ struct ipn_priv {
 	spinlock_t reap_lock;		/* ah_reap, any context (irqsave) */
 	struct list_head ah_reap;
 	struct mutex reap_mutex;	/* a reap, from splice to the last destroy */
-	/* Handles wait for the sends up to ah_wait_pos: TX NAPI kicks the reap. */
-	bool ah_waiting;
-	unsigned int ah_wait_pos;
+	struct ipn_ah_batch ah_batch[IPN_AH_BATCHES];	/* reap_mutex */
+	unsigned int ah_batch_last;	/* the newest of them */
 
 	struct net_device *roce_ndev;	/* RoCE: the Ethernet netdev (held) */
 	struct list_head roce_node;	/* RoCE: ipn_roce_privs (roce.c) */
@@ -858,6 +903,9 @@ void ipn_dev_unregister_queue(struct ipn_priv *priv, struct list_head *kill);
 void ipn_dev_destroy(struct ipn_priv *priv);
 int ipn_dev_resize_rings(struct ipn_priv *priv, unsigned int rx,
 			 unsigned int tx, struct netlink_ext_ack *extack);
+int ipn_dev_set_txqs(struct ipn_priv *priv, unsigned int count,
+		     struct netlink_ext_ack *extack);
+unsigned int ipn_txq_max(void);
 int ipn_dev_set_mode(struct ipn_priv *priv, bool connected,
 		     struct netlink_ext_ack *extack);
 
@@ -898,16 +946,15 @@ void ipn_ah_put(struct ipn_ah *ah);
 void ipn_ah_reap(struct ipn_priv *priv, bool all);
 
 /*
- * Whether the send at ring position pos may still be in the ring, in
+ * Whether the send at ring position pos may still be in txq's ring, in
  * [tail, head). The two reads are not ordered, and a drain may reset
  * both to 0 between them: a window read so is larger than the ring's
  * (or wraps), which only keeps a handle longer. Any context.
  */
-static inline bool ipn_tx_in_ring(const struct ipn_priv *priv,
-				  unsigned int pos)
+static inline bool ipn_tx_in_ring(const struct ipn_txq *txq, unsigned int pos)
 {
-	unsigned int tail = READ_ONCE(priv->tx_tail);
-	unsigned int head = READ_ONCE(priv->tx_head);
+	unsigned int tail = READ_ONCE(txq->tail);
+	unsigned int head = READ_ONCE(txq->head);
 
 	return pos - tail < head - tail;
 }
@@ -955,10 +1002,12 @@ void ipn_rx_set_header(struct ipn_priv *priv, struct sk_buff *skb,
 netdev_tx_t ipn_start_xmit(struct sk_buff *skb, struct net_device *dev);
 int ipn_tx_poll(struct napi_struct *napi, int budget);
 void ipn_tx_comp(struct ib_cq *cq, void *ctx);
-void ipn_tx_ring_drain(struct ipn_priv *priv);
+void ipn_tx_ring_drain(struct ipn_txq *txq);
 void ipn_cm_tx_sent(struct ipn_priv *priv, struct ipn_cm_tx *cm);
-int ipn_send(struct ipn_priv *priv, struct sk_buff *skb, struct ipn_ah *ah,
-	     u32 qpn, struct ipn_cm_tx *cm);
+u16 ipn_select_queue(struct net_device *dev, struct sk_buff *skb,
+		     struct net_device *sb_dev);
+void ipn_tx_napi_enable(struct ipn_priv *priv);
+void ipn_tx_napi_disable(struct ipn_priv *priv);
 void ipn_tx_timeout(struct net_device *dev, unsigned int txqueue);
 void ipn_xmit_list(struct sk_buff_head *list);
 

@@ -182,6 +182,7 @@ struct rtnl_link_ops ipn_link_ops __read_mostly = {
 	.netns_refund = true,	/* a port's: back to init_net (children: below) */
 	.get_size = ipn_nl_get_size,
 	.fill_info = ipn_nl_fill_info,
+	.get_num_tx_queues = ipn_txq_max,
 };
 
 /*

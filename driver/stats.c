@@ -10,8 +10,36 @@
 #endif
 
 /*
+ * The sends transmit queues [from, to) completed, each queue's two
+ * counters read together. The queues count them, not the per-CPU
+ * counters: their NAPI is their one writer, and qstats-get gives them.
+ */
+static void ipn_txq_stats_read(struct ipn_priv *priv, unsigned int from,
+			       unsigned int to, u64 *packets, u64 *bytes)
+{
+	unsigned int q, start;
+	u64 p, b;
+
+	*packets = 0;
+	*bytes = 0;
+	for (q = from; priv->txq && q < to; q++) {
+		const struct ipn_txq *txq = &priv->txq[q];
+
+		do {
+			start = u64_stats_fetch_begin(&txq->syncp);
+			p = u64_stats_read(&txq->packets);
+			b = u64_stats_read(&txq->bytes);
+		} while (u64_stats_fetch_retry(&txq->syncp, start));
+		*packets += p;
+		*bytes += b;
+	}
+}
+
+/*
  * Every counter summed over the CPUs, each CPU's counters read together
- * (the u64_stats retry loop). The counters are the u64 members before syncp.
+ * (the u64_stats retry loop). The counters are the u64 members before
+ * syncp; tx_packets and tx_bytes, the transmit queues' (all of them: a
+ * queue ethtool -L took away keeps what it sent).
  */
 void ipn_stats_read(struct ipn_priv *priv, struct ipn_stats *sum)
 {
@@ -32,6 +60,8 @@ void ipn_stats_read(struct ipn_priv *priv, struct ipn_stats *sum)
 		for (i = 0; i < len / sizeof(u64); i++)
 			((u64 *)sum)[i] += ((u64 *)&snap)[i];
 	}
+	ipn_txq_stats_read(priv, 0, priv->txq_max, &sum->tx_packets,
+			   &sum->tx_bytes);
 }
 
 /* The sum over CPUs of the u64 counter at offset off of struct ipn_stats. */
@@ -120,10 +150,11 @@ void ipn_get_stats64(struct net_device *dev, struct rtnl_link_stats64 *st)
 
 #ifdef IPN_HAVE_QSTATS
 /*
- * Per-queue statistics (netlink qstats-get, 6.9 on). One receive and one
- * transmit queue: each holds the interface's totals, from the counters
- * ip -s reads, so the two agree. The base is zero: nothing is counted
- * outside the queues, and the counters outlive a down/up.
+ * Per-queue statistics (netlink qstats-get, 6.9 on), from the counters
+ * ip -s reads, so the two agree. One receive queue: the interface's
+ * totals. A transmit queue: its own (ipn_tx_done). The base: the
+ * transmit queues not in use, whose sends ip -s still counts; the
+ * counters outlive a down/up. rtnl held (txq_count).
  */
 static void ipn_qstats_rx(struct net_device *dev, int idx,
 			  struct netdev_queue_stats_rx *rx)
@@ -138,21 +169,27 @@ static void ipn_qstats_rx(struct net_device *dev, int idx,
 static void ipn_qstats_tx(struct net_device *dev, int idx,
 			  struct netdev_queue_stats_tx *tx)
 {
-	struct ipn_stats sum;
+	u64 packets, bytes;
 
-	ipn_stats_read(netdev_priv(dev), &sum);
-	tx->packets = sum.tx_packets;
-	tx->bytes = sum.tx_bytes;
+	ipn_txq_stats_read(netdev_priv(dev), idx, idx + 1, &packets, &bytes);
+	tx->packets = packets;
+	tx->bytes = bytes;
 }
 
 static void ipn_qstats_base(struct net_device *dev,
 			    struct netdev_queue_stats_rx *rx,
 			    struct netdev_queue_stats_tx *tx)
 {
+	struct ipn_priv *priv = netdev_priv(dev);
+	u64 packets, bytes;
+
+	ASSERT_RTNL();
+	ipn_txq_stats_read(priv, priv->txq_count, priv->txq_max, &packets,
+			   &bytes);
 	rx->packets = 0;
 	rx->bytes = 0;
-	tx->packets = 0;
-	tx->bytes = 0;
+	tx->packets = packets;
+	tx->bytes = bytes;
 }
 
 const struct netdev_stat_ops ipn_stat_ops = {

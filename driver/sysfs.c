@@ -155,8 +155,8 @@ static ssize_t create_child_store(struct device *d,
 		goto out;
 	snprintf(name, sizeof(name), "%.10s.%04x", pdev->name, pkey);
 	ret = -ENOMEM;
-	dev = alloc_netdev(sizeof(struct ipn_priv), name, NET_NAME_USER,
-			   ipn_setup);
+	dev = alloc_netdev_mqs(sizeof(struct ipn_priv), name, NET_NAME_USER,
+			       ipn_setup, ipn_txq_max(), 1);
 	if (!dev)
 		goto out;
 	dev_net_set(dev, dev_net(pdev));

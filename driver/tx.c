@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tx.c - ndo_start_xmit, the send ring and TX NAPI.
+ * tx.c - ndo_start_xmit, the transmit queues' send rings and TX NAPI.
  *
- * The send ring is a power-of-two array indexed by free-running counters:
- * tx_head advances under netif_tx_lock (xmit), tx_tail in TX NAPI (or in
- * the drain with NAPI off); the address handles' reap reads both at any
- * time (ipn_tx_in_ring). The queue stops at sendq - 1 slots in flight
- * and wakes at half. The UD QP and the connections' RC QPs (cm.c) share
+ * Every transmit queue (struct ipn_txq, ethtool -L tx) has its UD QP,
+ * send CQ, TX NAPI and ring; the stack picks the queue (XPS, the flow's
+ * hash), and nothing here is shared between queues but the paths and
+ * groups the core keeps (issue 23). The ring is a power-of-two array
+ * indexed by free-running counters: head advances under the queue's
+ * netif_tx_lock (xmit), tail in its TX NAPI (or in the drain with NAPI
+ * off); the address handles' reap reads both at any time
+ * (ipn_tx_in_ring). A queue stops at sendq - 1 slots in flight and wakes
+ * at half. On queue 0 the UD QP and the connections' RC QPs (cm.c) share
  * the ring: each QP completes in order, but the QPs interleave, so a slot
  * is freed when its send completes and the tail moves over freed slots.
  *
@@ -143,77 +147,79 @@ static void ipn_tx_unsent(struct ipn_priv *priv, struct ipn_tx_slot *slot)
 }
 
 /*
- * ib_post_send() of the n sends in tx_wrs; under KUnit, a device that
- * takes only the first of them, as a QP that fails mid-chain does.
+ * ib_post_send() of the n sends in the queue's wrs; under KUnit, a device
+ * that takes only the first of them, as a QP that fails mid-chain does.
  */
-static int ipn_tx_post(struct ipn_priv *priv, unsigned int n,
+static int ipn_tx_post(struct ipn_txq *txq, unsigned int n,
 		       const struct ib_send_wr **bad)
 {
-	unsigned int cut = ipn_kunit_tx_post_cut(priv, n);
+	unsigned int cut = ipn_kunit_tx_post_cut(txq->priv, n);
 
 	if (unlikely(cut < n)) {
-		*bad = &priv->tx_wrs[cut].wr;
+		*bad = &txq->wrs[cut].wr;
 		if (!cut)
 			return -ENOMEM;
-		priv->tx_wrs[cut - 1].wr.next = NULL;
-		return ib_post_send(priv->qp, &priv->tx_wrs[0].wr, NULL) ?:
-		       -ENOMEM;
+		txq->wrs[cut - 1].wr.next = NULL;
+		return ib_post_send(txq->qp, &txq->wrs[0].wr, NULL) ?: -ENOMEM;
 	}
-	return ib_post_send(priv->qp, &priv->tx_wrs[0].wr, bad);
+	return ib_post_send(txq->qp, &txq->wrs[0].wr, bad);
 }
 
 /*
- * Post the UD sends waiting in tx_wrs, the last tx_pending slots, in one
- * call, with a completion requested for the last only: a QP completes
- * its sends in order, so that one completion frees them all (ipn_tx_one).
- * A batch is posted when the stack has no more for now (ipn_start_xmit),
- * when it is full, and before a send on a connection. netif_tx_lock.
+ * Post the UD sends waiting in the queue's wrs, its last pending slots,
+ * in one call, with a completion requested for the last only: a QP
+ * completes its sends in order, so that one completion frees them all
+ * (ipn_tx_one). A batch is posted when the stack has no more for now
+ * (ipn_start_xmit), when it is full, and before a send on a connection.
+ * The queue's netif_tx_lock.
  */
-static void ipn_tx_flush(struct ipn_priv *priv)
+static void ipn_tx_flush(struct ipn_txq *txq)
 {
-	unsigned int n = priv->tx_pending, mask = priv->tx_size - 1, i, ok;
-	struct netdev_queue *txq = netdev_get_tx_queue(priv->dev, 0);
-	unsigned int first = priv->tx_head - n, bytes = 0;
+	struct ipn_priv *priv = txq->priv;
+	unsigned int n = txq->pending, mask = priv->tx_size - 1, i, ok;
+	unsigned int first = txq->head - n, bytes = 0;
 	const struct ib_send_wr *bad = NULL;
 	int ret;
 
 	if (!n)
 		return;
-	priv->tx_pending = 0;
+	txq->pending = 0;
 	for (i = 0; i < n; i++) {
-		struct ib_ud_wr *wr = &priv->tx_wrs[i];
+		struct ib_ud_wr *wr = &txq->wrs[i];
 
-		wr->wr.next = i + 1 < n ? &priv->tx_wrs[i + 1].wr : NULL;
+		wr->wr.next = i + 1 < n ? &txq->wrs[i + 1].wr : NULL;
 		wr->wr.send_flags &= ~IB_SEND_SIGNALED;
 		if (i + 1 == n)
 			wr->wr.send_flags |= IB_SEND_SIGNALED;
 		/* Before the post: the completion may free them at once. */
-		bytes += priv->tx_ring[(first + i) & mask].skb->len;
+		bytes += txq->ring[(first + i) & mask].skb->len;
 	}
 	/*
 	 * BQL first: once posted, the completion may be counted on another
 	 * CPU before this one goes on, and BQL must never see more bytes
 	 * completed than queued.
 	 */
-	netdev_tx_sent_queue(txq, bytes);
+	netdev_tx_sent_queue(netdev_get_tx_queue(priv->dev, txq->index),
+			     bytes);
 	ipn_inc(priv, tx_posts);
-	ret = ipn_tx_post(priv, n, &bad);
+	ret = ipn_tx_post(txq, n, &bad);
 	if (likely(!ret))
 		return;
-	ok = bad ? container_of(bad, struct ib_ud_wr, wr) - priv->tx_wrs : 0;
+	ok = bad ? container_of(bad, struct ib_ud_wr, wr) - txq->wrs : 0;
 	if (ok > n)	/* a bad_wr not of this chain: take none as posted */
 		ok = 0;
-	netdev_dbg(priv->dev, "posting %u sends failed at %u: %d\n", n, ok, ret);
+	netdev_dbg(priv->dev, "posting %u sends on queue %u failed at %u: %d\n",
+		   n, txq->index, ok, ret);
 	bytes = 0;
 	for (i = ok; i < n; i++) {
-		struct ipn_tx_slot *slot = &priv->tx_ring[(first + i) & mask];
+		struct ipn_tx_slot *slot = &txq->ring[(first + i) & mask];
 
 		bytes += slot->skb->len;
 		ipn_tx_unsent(priv, slot);
 	}
 	/* BQL learns of them as completed, in TX NAPI (the one completer). */
-	atomic_add(bytes, &priv->tx_unsent_bytes);
-	napi_schedule(&priv->tx_napi);
+	atomic_add(bytes, &txq->unsent_bytes);
+	napi_schedule(&txq->napi);
 	/*
 	 * Some went, none with a completion: nothing would ever free them.
 	 * A QP that takes part of a chain is broken: restart it (M5).
@@ -223,17 +229,20 @@ static void ipn_tx_flush(struct ipn_priv *priv)
 }
 
 /*
- * Queue one frame: over UD with ah to qpn (posted by ipn_tx_flush), or on
- * the connection cm at once. skb->data is at the pseudo header; consumes
- * skb and the send cm's inflight counts in every case. ah, read in the
+ * Queue one frame on txq: over UD with ah to qpn (posted by
+ * ipn_tx_flush), or on the connection cm at once (queue 0 only, whose CQ
+ * its QP completes on). skb->data is at the pseudo header; consumes skb
+ * and the send cm's inflight counts in every case. ah, read in the
  * caller's RCU read section, lives until the send completes: the slot is
- * taken before that section ends (ipn_ah_reap). Called under
+ * taken before that section ends (ipn_ah_reap). Called under the queue's
  * netif_tx_lock.
  */
-int ipn_send(struct ipn_priv *priv, struct sk_buff *skb, struct ipn_ah *ah,
-	     u32 qpn, struct ipn_cm_tx *cm)
+static int ipn_send(struct ipn_txq *txq, struct sk_buff *skb,
+		    struct ipn_ah *ah, u32 qpn, struct ipn_cm_tx *cm)
 {
+	struct ipn_priv *priv = txq->priv;
 	unsigned int mask = priv->tx_size - 1;
+	struct netdev_queue *nq;
 	struct ipn_tx_slot *slot;
 	int ret;
 
@@ -243,8 +252,7 @@ int ipn_send(struct ipn_priv *priv, struct sk_buff *skb, struct ipn_ah *ah,
 		ret = -ENOMEM;
 		goto drop;
 	}
-	if (unlikely(priv->tx_head - READ_ONCE(priv->tx_tail) >=
-		     priv->tx_size)) {
+	if (unlikely(txq->head - READ_ONCE(txq->tail) >= priv->tx_size)) {
 		ret = -ENOBUFS;
 		goto drop;
 	}
@@ -260,12 +268,11 @@ int ipn_send(struct ipn_priv *priv, struct sk_buff *skb, struct ipn_ah *ah,
 			ret = -EINVAL;
 			goto drop;
 		}
-	} else if (unlikely(ipn_tx_offload(skb,
-					   &priv->tx_wrs[priv->tx_pending]))) {
+	} else if (unlikely(ipn_tx_offload(skb, &txq->wrs[txq->pending]))) {
 		ret = -EINVAL;
 		goto drop;
 	}
-	slot = &priv->tx_ring[priv->tx_head & mask];
+	slot = &txq->ring[txq->head & mask];
 	slot->skb = skb;
 	ret = ipn_tx_map(priv, slot);
 	if (ret) {
@@ -273,10 +280,11 @@ int ipn_send(struct ipn_priv *priv, struct sk_buff *skb, struct ipn_ah *ah,
 		goto drop;
 	}
 	slot->cm = cm;
-	netif_trans_update(priv->dev);
+	nq = netdev_get_tx_queue(priv->dev, txq->index);
+	txq_trans_cond_update(nq);
 	if (cm) {
 		struct ib_send_wr wr = {
-			.wr_id = priv->tx_head,
+			.wr_id = txq->head,
 			.opcode = IB_WR_SEND,
 			.send_flags = IB_SEND_SIGNALED,
 			.sg_list = slot->sge,
@@ -284,7 +292,7 @@ int ipn_send(struct ipn_priv *priv, struct sk_buff *skb, struct ipn_ah *ah,
 		};
 
 		/* In order with what went over UD before. */
-		ipn_tx_flush(priv);
+		ipn_tx_flush(txq);
 		/*
 		 * Counted first: once posted, the completion may drop the
 		 * last inflight and the connection be freed.
@@ -292,7 +300,7 @@ int ipn_send(struct ipn_priv *priv, struct sk_buff *skb, struct ipn_ah *ah,
 		 */
 		WRITE_ONCE(cm->frames, cm->frames + 1);
 		/* Pairs with the acquire in ipn_tx_one: filled, then posted. */
-		smp_store_release(&priv->tx_head, priv->tx_head + 1);
+		smp_store_release(&txq->head, txq->head + 1);
 		ret = ib_post_send(cm->qp, &wr, NULL);
 		if (ret) {
 			WRITE_ONCE(cm->frames, cm->frames - 1);
@@ -301,29 +309,31 @@ int ipn_send(struct ipn_priv *priv, struct sk_buff *skb, struct ipn_ah *ah,
 		}
 		ipn_inc(priv, cm_tx_packets);
 	} else {
-		struct ib_ud_wr *wr = &priv->tx_wrs[priv->tx_pending];
+		struct ib_ud_wr *wr = &txq->wrs[txq->pending];
 
 		/* opcode, flags, LSO: ipn_tx_offload. */
-		wr->wr.wr_id = priv->tx_head;
+		wr->wr.wr_id = txq->head;
 		wr->wr.sg_list = slot->sge;
 		wr->wr.num_sge = slot->nr_maps;
 		wr->ah = ah->ah;
 		wr->remote_qpn = qpn;
 		wr->remote_qkey = priv->qkey;
 		/* Pairs with the acquire in ipn_tx_one: the slot is filled. */
-		smp_store_release(&priv->tx_head, priv->tx_head + 1);
-		if (++priv->tx_pending == IPN_TX_BATCH)
-			ipn_tx_flush(priv);
+		smp_store_release(&txq->head, txq->head + 1);
+		if (++txq->pending == IPN_TX_BATCH)
+			ipn_tx_flush(txq);
 	}
-	if (priv->tx_head - READ_ONCE(priv->tx_tail) >= priv->tx_size - 1) {
+	if (txq->head - READ_ONCE(txq->tail) >= priv->tx_size - 1) {
 		/* No more xmits: what waits goes now. */
-		ipn_tx_flush(priv);
-		netif_stop_queue(priv->dev);
+		ipn_tx_flush(txq);
+		netif_tx_stop_queue(nq);
+		u64_stats_update_begin(&txq->xsyncp);
+		u64_stats_inc(&txq->stops);
+		u64_stats_update_end(&txq->xsyncp);
 		/* Pairs with the barrier in ipn_tx_poll before the wake. */
 		smp_mb();
-		if (priv->tx_head - READ_ONCE(priv->tx_tail) <
-		    priv->tx_size / 2)
-			netif_wake_queue(priv->dev);
+		if (txq->head - READ_ONCE(txq->tail) < priv->tx_size / 2)
+			netif_tx_wake_queue(nq);
 	}
 	return 0;
 
@@ -431,8 +441,9 @@ static struct ipn_ah *ipn_mcast_tx(struct ipn_priv *priv, const u8 *mgid,
  * true when it went (or was dropped as too big), false when the core
  * must be asked under the lock. Not a peer connected mode would take.
  */
-static bool ipn_xmit_fast(struct ipn_priv *priv, struct sk_buff *skb,
-			  const struct ipc_tx_verdict *v, u64 now)
+static bool ipn_xmit_fast(struct ipn_priv *priv, struct ipn_txq *txq,
+			  struct sk_buff *skb, const struct ipc_tx_verdict *v,
+			  u64 now)
 {
 	struct ipn_ah *ah;
 	u32 mtu;
@@ -447,16 +458,18 @@ static bool ipn_xmit_fast(struct ipn_priv *priv, struct sk_buff *skb,
 	if (unlikely(mtu))
 		ipn_tx_too_big(priv, skb, mtu);
 	else
-		ipn_send(priv, skb, ah, v->qpn, NULL);
+		ipn_send(txq, skb, ah, v->qpn, NULL);
 	return true;
 }
 
 /*
- * One frame from the stack: the core decides, ipn_send queues it. The
- * handles read here stay valid until the RCU read section ends, and then
- * until the sends put in the ring within it complete (ipn_ah_reap).
+ * One frame from the stack for txq: the core decides, ipn_send queues
+ * it. The handles read here stay valid until the RCU read section ends,
+ * and then until the sends put in the ring within it complete
+ * (ipn_ah_reap).
  */
-static void ipn_xmit_frame(struct ipn_priv *priv, struct sk_buff *skb)
+static void ipn_xmit_frame(struct ipn_priv *priv, struct ipn_txq *txq,
+			   struct sk_buff *skb)
 {
 	enum ipn_cm_route route = IPN_CM_UD;
 	struct ipn_cm_tx *cm = NULL;
@@ -479,7 +492,7 @@ static void ipn_xmit_frame(struct ipn_priv *priv, struct sk_buff *skb)
 
 	now = ipn_now_ms();
 	rcu_read_lock();
-	if (v.kind == IPC_TX_UNICAST && ipn_xmit_fast(priv, skb, &v, now))
+	if (v.kind == IPC_TX_UNICAST && ipn_xmit_fast(priv, txq, skb, &v, now))
 		goto out;
 	spin_lock(&priv->lock);
 	if (unlikely(!priv->up)) {
@@ -498,8 +511,13 @@ static void ipn_xmit_frame(struct ipn_priv *priv, struct sk_buff *skb)
 		if (r.actions & IPC_ACT_SEND)
 			ah = path->ah;
 		ipn_path_apply(priv, path, &r, ah ? NULL : skb);
-		/* RFC 4755 s3.1: a peer whose address has the C bit. */
-		if (ah && priv->cm_on && (skb->data[0] & IPC_ADDR_FLAG_CM))
+		/*
+		 * RFC 4755 s3.1: a peer whose address has the C bit. On queue
+		 * 0 only (ipn_select_queue): a frame that chose another before
+		 * connected mode started goes over UD.
+		 */
+		if (ah && priv->cm_on && (skb->data[0] & IPC_ADDR_FLAG_CM) &&
+		    !txq->index)
 			route = ipn_cm_xmit(priv, skb, now, &cm, &mtu);
 	} else {
 		ah = ipn_mcast_tx(priv, v.gid, skb, now, true);
@@ -513,11 +531,11 @@ static void ipn_xmit_frame(struct ipn_priv *priv, struct sk_buff *skb)
 	spin_unlock(&priv->lock);
 
 	if (route == IPN_CM_RC)
-		ipn_send(priv, skb, NULL, 0, cm);
+		ipn_send(txq, skb, NULL, 0, cm);
 	else if (route == IPN_CM_TOO_BIG)
 		ipn_tx_too_big(priv, skb, mtu);
 	else if (ah && route == IPN_CM_UD)
-		ipn_send(priv, skb, ah, v.qpn, NULL);
+		ipn_send(txq, skb, ah, v.qpn, NULL);
 out:
 	rcu_read_unlock();
 	return;
@@ -531,12 +549,29 @@ drop_locked:
 netdev_tx_t ipn_start_xmit(struct sk_buff *skb, struct net_device *dev)
 {
 	struct ipn_priv *priv = netdev_priv(dev);
+	struct ipn_txq *txq = &priv->txq[skb_get_queue_mapping(skb)];
 
-	ipn_xmit_frame(priv, skb);
+	ipn_xmit_frame(priv, txq, skb);
 	/* The stack has more at once (a GSO train, a qdisc's bulk): wait. */
 	if (!netdev_xmit_more())
-		ipn_tx_flush(priv);
+		ipn_tx_flush(txq);
 	return NETDEV_TX_OK;
+}
+
+/*
+ * The stack's choice (XPS, the flow's hash), but for a frame connected
+ * mode may carry (RFC 4755 s3.1: a peer with the C bit): queue 0, whose
+ * CQ the connections' QPs complete on. skb->data is at the pseudo header.
+ */
+u16 ipn_select_queue(struct net_device *dev, struct sk_buff *skb,
+		     struct net_device *sb_dev)
+{
+	struct ipn_priv *priv = netdev_priv(dev);
+
+	if (READ_ONCE(priv->cm_on) && skb_headlen(skb) &&
+	    (skb->data[0] & IPC_ADDR_FLAG_CM))
+		return 0;
+	return netdev_pick_tx(dev, skb, sb_dev);
 }
 
 /*
@@ -551,21 +586,25 @@ void ipn_xmit_list(struct sk_buff_head *list)
 		dev_queue_xmit(skb);
 }
 
-/* Send slot done with status (on the QP qp): counted, freed. */
-static void ipn_tx_done(struct ipn_priv *priv, struct ipn_tx_slot *slot,
+/* Send slot of txq done with status (on the QP qp): counted, freed. */
+static void ipn_tx_done(struct ipn_txq *txq, struct ipn_tx_slot *slot,
 			enum ib_wc_status status, struct ib_qp *qp, int budget)
 {
+	struct ipn_priv *priv = txq->priv;
 	struct ipn_cm_tx *cm = slot->cm;
 	struct sk_buff *skb = slot->skb;
 
 	ipn_tx_unmap(priv, slot);
 	if (!cm) {
-		priv->tx_done_pkts++;
-		priv->tx_done_bytes += skb->len;
+		txq->done_pkts++;
+		txq->done_bytes += skb->len;
 	}
 	if (likely(status == IB_WC_SUCCESS)) {
-		ipn_inc(priv, tx_packets);
-		ipn_add(priv, tx_bytes, skb->len);
+		/* ip -s's tx_packets and tx_bytes (ipn_stats_read). */
+		u64_stats_update_begin(&txq->syncp);
+		u64_stats_inc(&txq->packets);
+		u64_stats_add(&txq->bytes, skb->len);
+		u64_stats_update_end(&txq->syncp);
 	} else if (status != IB_WC_WR_FLUSH_ERR) {
 		netdev_dbg(priv->dev, "tx completion error %d\n", status);
 		ipn_inc(priv, tx_errors);
@@ -585,18 +624,19 @@ static void ipn_tx_done(struct ipn_priv *priv, struct ipn_tx_slot *slot,
 		ipn_cm_tx_sent(priv, cm);
 }
 
-static void ipn_tx_one(struct ipn_priv *priv, struct ib_wc *wc, int budget)
+static void ipn_tx_one(struct ipn_txq *txq, struct ib_wc *wc, int budget)
 {
+	struct ipn_priv *priv = txq->priv;
 	unsigned int mask = priv->tx_size - 1, tail, head, pos = wc->wr_id;
-	struct ipn_tx_slot *slot = &priv->tx_ring[pos & mask];
+	struct ipn_tx_slot *slot = &txq->ring[pos & mask];
 
-	tail = priv->tx_tail;
+	tail = txq->tail;
 	/* Pairs with the release in ipn_send: slots below head are filled. */
-	head = smp_load_acquire(&priv->tx_head);
+	head = smp_load_acquire(&txq->head);
 	/* Not a send in flight: a stale completion (after a drain gave up). */
 	if (unlikely(pos - tail >= head - tail)) {
-		netdev_warn_once(priv->dev, "send completion for slot %u outside the ring [%u, %u)\n",
-				 pos, tail, head);
+		netdev_warn_once(priv->dev, "send completion for slot %u of queue %u outside the ring [%u, %u)\n",
+				 pos, txq->index, tail, head);
 		return;
 	}
 	if (unlikely(!slot->skb))
@@ -609,32 +649,32 @@ static void ipn_tx_one(struct ipn_priv *priv, struct ib_wc *wc, int budget)
 		 * From the tail or from the last UD completion, whichever is
 		 * nearer to pos: distances, for counters that wrap.
 		 */
-		unsigned int p = priv->tx_ud_done;
+		unsigned int p = txq->ud_done;
 
 		if (pos - p > pos - tail)
 			p = tail;
 		for (; p != pos; p++) {
-			struct ipn_tx_slot *s = &priv->tx_ring[p & mask];
+			struct ipn_tx_slot *s = &txq->ring[p & mask];
 
 			if (s->skb && !s->cm)
-				ipn_tx_done(priv, s, IB_WC_SUCCESS, wc->qp,
+				ipn_tx_done(txq, s, IB_WC_SUCCESS, wc->qp,
 					    budget);
 		}
-		priv->tx_ud_done = pos + 1;
+		txq->ud_done = pos + 1;
 	}
-	ipn_tx_done(priv, slot, wc->status, wc->qp, budget);
+	ipn_tx_done(txq, slot, wc->status, wc->qp, budget);
 }
 
 /* The tail moves over every slot freed: completed, or never posted. */
-static void ipn_tx_advance_tail(struct ipn_priv *priv)
+static void ipn_tx_advance_tail(struct ipn_txq *txq)
 {
-	unsigned int mask = priv->tx_size - 1, tail = priv->tx_tail;
+	unsigned int mask = txq->priv->tx_size - 1, tail = txq->tail;
 	/* Pairs with the release in ipn_send: slots below head are filled. */
-	unsigned int head = smp_load_acquire(&priv->tx_head);
+	unsigned int head = smp_load_acquire(&txq->head);
 
-	while (tail != head && !priv->tx_ring[tail & mask].skb)
+	while (tail != head && !txq->ring[tail & mask].skb)
 		tail++;
-	WRITE_ONCE(priv->tx_tail, tail);
+	WRITE_ONCE(txq->tail, tail);
 }
 
 /*
@@ -655,60 +695,66 @@ void ipn_cm_tx_sent(struct ipn_priv *priv, struct ipn_cm_tx *cm)
 	}
 }
 
-static int ipn_tx_reap(struct ipn_priv *priv, int budget)
+static int ipn_tx_reap(struct ipn_txq *txq, int budget)
 {
-	struct ib_wc *wc = priv->tx_wc;
+	struct ib_wc *wc = txq->wc;
 	int done = 0, n, i;
 
 	do {
-		n = ib_poll_cq(priv->send_cq, IPN_WC_BATCH, wc);
+		n = ib_poll_cq(txq->cq, IPN_WC_BATCH, wc);
 		for (i = 0; i < n; i++)
-			ipn_tx_one(priv, &wc[i], budget);
+			ipn_tx_one(txq, &wc[i], budget);
 		done += max(n, 0);
 	} while (n == IPN_WC_BATCH && done < budget);
-	ipn_tx_advance_tail(priv);
+	ipn_tx_advance_tail(txq);
 	return done;
+}
+
+/* Handles waiting for this queue's sends: the reap looks again. */
+static void ipn_ah_kick(struct ipn_txq *txq)
+{
+	WRITE_ONCE(txq->ah_waiting, false);
+	queue_work(txq->priv->wq, &txq->priv->reap_work);
 }
 
 int ipn_tx_poll(struct napi_struct *napi, int budget)
 {
-	struct ipn_priv *priv = container_of(napi, struct ipn_priv, tx_napi);
+	struct ipn_txq *txq = container_of(napi, struct ipn_txq, napi);
+	struct ipn_priv *priv = txq->priv;
 	struct net_device *dev = priv->dev;
+	struct netdev_queue *nq = netdev_get_tx_queue(dev, txq->index);
 	unsigned int unsent;
 	int done;
 
-	done = ipn_tx_reap(priv, budget);
+	done = ipn_tx_reap(txq, budget);
 	/* BQL's one completer: the sends done, and those never posted. */
-	unsent = atomic_xchg(&priv->tx_unsent_bytes, 0);
-	if (priv->tx_done_pkts || unsent) {
-		netdev_tx_completed_queue(netdev_get_tx_queue(dev, 0),
-					  priv->tx_done_pkts,
-					  priv->tx_done_bytes + unsent);
-		priv->tx_done_pkts = 0;
-		priv->tx_done_bytes = 0;
+	unsent = atomic_xchg(&txq->unsent_bytes, 0);
+	if (txq->done_pkts || unsent) {
+		netdev_tx_completed_queue(nq, txq->done_pkts,
+					  txq->done_bytes + unsent);
+		txq->done_pkts = 0;
+		txq->done_bytes = 0;
 	}
 	/*
 	 * Pairs with the barrier in ipn_send after the stop, and with the
 	 * one in ipn_ah_reap: the tail moved, then handles waiting for it.
 	 */
 	smp_mb();
-	if (unlikely(READ_ONCE(priv->ah_waiting))) {
+	if (unlikely(READ_ONCE(txq->ah_waiting))) {
 		smp_rmb();	/* the position, written before the flag */
-		if (!ipn_tx_in_ring(priv, READ_ONCE(priv->ah_wait_pos))) {
-			WRITE_ONCE(priv->ah_waiting, false);
-			queue_work(priv->wq, &priv->reap_work);
-		}
+		if (!ipn_tx_in_ring(txq, READ_ONCE(txq->ah_wait_pos)))
+			ipn_ah_kick(txq);
 	}
-	if (unlikely(netif_queue_stopped(dev)) &&
-	    priv->tx_head - READ_ONCE(priv->tx_tail) <= priv->tx_size / 2 &&
+	if (unlikely(netif_tx_queue_stopped(nq)) &&
+	    txq->head - READ_ONCE(txq->tail) <= priv->tx_size / 2 &&
 	    netif_carrier_ok(dev)) {
-		netif_tx_lock(dev);
-		if (netif_queue_stopped(dev))
-			netif_wake_queue(dev);
-		netif_tx_unlock(dev);
+		__netif_tx_lock(nq, smp_processor_id());
+		if (netif_tx_queue_stopped(nq))
+			netif_tx_wake_queue(nq);
+		__netif_tx_unlock(nq);
 	}
 	if (done < budget && napi_complete_done(napi, done) &&
-	    ib_req_notify_cq(priv->send_cq, IB_CQ_NEXT_COMP |
+	    ib_req_notify_cq(txq->cq, IB_CQ_NEXT_COMP |
 			     IB_CQ_REPORT_MISSED_EVENTS) > 0)
 		napi_schedule(napi);
 	return min(done, budget);
@@ -716,25 +762,45 @@ int ipn_tx_poll(struct napi_struct *napi, int budget)
 
 void ipn_tx_comp(struct ib_cq *cq, void *ctx)
 {
-	struct ipn_priv *priv = ctx;
+	struct ipn_txq *txq = ctx;
 
-	napi_schedule(&priv->tx_napi);
+	napi_schedule(&txq->napi);
 }
 
-/* QP in ERR, NAPI off: reap every send, free what never completed. */
-void ipn_tx_ring_drain(struct ipn_priv *priv)
+/* Every transmit queue's TX NAPI on, each CQ armed. */
+void ipn_tx_napi_enable(struct ipn_priv *priv)
 {
+	unsigned int q;
+
+	for (q = 0; q < priv->txq_count; q++) {
+		napi_enable(&priv->txq[q].napi);
+		ib_req_notify_cq(priv->txq[q].cq, IB_CQ_NEXT_COMP);
+	}
+}
+
+void ipn_tx_napi_disable(struct ipn_priv *priv)
+{
+	unsigned int q;
+
+	for (q = 0; q < priv->txq_count; q++)
+		napi_disable(&priv->txq[q].napi);
+}
+
+/* Its QP in ERR, NAPI off: reap every send, free what never completed. */
+void ipn_tx_ring_drain(struct ipn_txq *txq)
+{
+	struct ipn_priv *priv = txq->priv;
 	unsigned long end = jiffies + 5 * HZ;
 	unsigned int i;
 
-	/* Sends never posted (tx_pending) never complete. */
-	while (priv->tx_head - priv->tx_pending != priv->tx_tail &&
+	/* Sends never posted (pending) never complete. */
+	while (txq->head - txq->pending != txq->tail &&
 	       time_before(jiffies, end)) {
-		if (!ipn_tx_reap(priv, 0))
+		if (!ipn_tx_reap(txq, 0))
 			usleep_range(1000, 2000);
 	}
 	for (i = 0; i < priv->tx_size; i++) {
-		struct ipn_tx_slot *slot = &priv->tx_ring[i];
+		struct ipn_tx_slot *slot = &txq->ring[i];
 
 		if (!slot->skb)
 			continue;
@@ -743,28 +809,27 @@ void ipn_tx_ring_drain(struct ipn_priv *priv)
 		slot->skb = NULL;
 		slot->cm = NULL;	/* every connection went before */
 	}
-	WRITE_ONCE(priv->tx_head, 0);	/* the reap reads them */
-	WRITE_ONCE(priv->tx_tail, 0);
-	priv->tx_ud_done = 0;
-	priv->tx_pending = 0;
-	priv->tx_done_pkts = 0;
-	priv->tx_done_bytes = 0;
-	atomic_set(&priv->tx_unsent_bytes, 0);
-	netdev_tx_reset_queue(netdev_get_tx_queue(priv->dev, 0));
+	WRITE_ONCE(txq->head, 0);	/* the reap reads them */
+	WRITE_ONCE(txq->tail, 0);
+	txq->ud_done = 0;
+	txq->pending = 0;
+	txq->done_pkts = 0;
+	txq->done_bytes = 0;
+	atomic_set(&txq->unsent_bytes, 0);
+	netdev_tx_reset_queue(netdev_get_tx_queue(priv->dev, txq->index));
 	/* The ring is empty: no handle waits for a send any more. */
 	smp_mb();
-	if (READ_ONCE(priv->ah_waiting)) {
-		WRITE_ONCE(priv->ah_waiting, false);
-		queue_work(priv->wq, &priv->reap_work);
-	}
+	if (READ_ONCE(txq->ah_waiting))
+		ipn_ah_kick(txq);
 }
 
 void ipn_tx_timeout(struct net_device *dev, unsigned int txqueue)
 {
 	struct ipn_priv *priv = netdev_priv(dev);
+	struct ipn_txq *txq = &priv->txq[min(txqueue, priv->txq_count - 1)];
 
-	netdev_warn(dev, "transmit timeout: %u sends in flight\n",
-		    priv->tx_head - READ_ONCE(priv->tx_tail));
+	netdev_warn(dev, "transmit timeout on queue %u: %u sends in flight\n",
+		    txqueue, txq->head - READ_ONCE(txq->tail));
 	ipn_inc(priv, tx_timeouts);
 	ipn_restart(priv, "a transmit timeout");
 }

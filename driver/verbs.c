@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * verbs.c - the verbs resources: PD, CQs and the UD QP live as long as
- * the net_device, so the QPN in dev_addr is stable across down/up (RFC
- * 4391 s9.4); the QP brought up and down with the interface.
+ * verbs.c - the verbs resources: PD, CQs and the UD QPs (one per transmit
+ * queue) live as long as the net_device, so the QPN in dev_addr is stable
+ * across down/up (RFC 4391 s9.4); the QPs brought up and down with the
+ * interface.
  */
 #include <linux/slab.h>
 #include <rdma/ib_cache.h>
@@ -29,17 +30,74 @@ static void ipn_qp_event(struct ib_event *ev, void *ctx)
 	}
 }
 
+/* Queues [from, priv->txq_count): their QP, CQ and ring, last first. */
+static void ipn_txqs_destroy(struct ipn_priv *priv, unsigned int from)
+{
+	unsigned int q = priv->txq_count;
+
+	while (q-- > from) {
+		struct ipn_txq *txq = &priv->txq[q];
+
+		if (txq->qp)
+			ib_destroy_qp(txq->qp);
+		if (txq->cq)
+			ib_destroy_cq(txq->cq);
+		kvfree(txq->ring);
+		txq->qp = NULL;
+		txq->cq = NULL;
+		txq->ring = NULL;
+	}
+}
+
+/*
+ * A transmit queue's ring, send CQ and UD QP. Queue 0's QP also receives
+ * (priv->qp, its QPN in dev_addr); the others only send, and complete on
+ * their own CQ (issue 23). On error the caller destroys what was made.
+ */
+static int ipn_txq_create(struct ipn_priv *priv, struct ipn_txq *txq)
+{
+	struct ib_cq_init_attr cq_attr = { .cqe = priv->tx_size };
+	struct ib_qp_init_attr qp_attr = {};
+
+	txq->ring = kvcalloc(priv->tx_size, sizeof(*txq->ring), GFP_KERNEL);
+	if (!txq->ring)
+		return -ENOMEM;
+	txq->cq = ib_create_cq(priv->ca, ipn_tx_comp, NULL, txq, &cq_attr);
+	if (IS_ERR(txq->cq)) {
+		int ret = PTR_ERR(txq->cq);
+
+		txq->cq = NULL;
+		return ret;
+	}
+	qp_attr.send_cq = txq->cq;
+	qp_attr.recv_cq = priv->recv_cq;
+	qp_attr.cap.max_send_wr = priv->tx_size;
+	qp_attr.cap.max_send_sge = priv->max_sge;
+	/* Queue 0 receives: head and page (rx.c). The others never post. */
+	qp_attr.cap.max_recv_wr = txq->index ? 1 : priv->rx_size;
+	qp_attr.cap.max_recv_sge = txq->index ? 1 : 2;
+	/* UD sends ask for a completion per batch (tx.c). */
+	qp_attr.sq_sig_type = IB_SIGNAL_REQ_WR;
+	qp_attr.qp_type = IB_QPT_UD;
+	qp_attr.event_handler = ipn_qp_event;
+	qp_attr.qp_context = priv;
+	txq->qp = ib_create_qp(priv->pd, &qp_attr);
+	if (IS_ERR(txq->qp)) {
+		int ret = PTR_ERR(txq->qp);
+
+		txq->qp = NULL;
+		return ret;
+	}
+	return 0;
+}
+
 int ipn_verbs_create(struct ipn_priv *priv)
 {
 	struct ib_cq_init_attr cq_attr = {};
-	struct ib_qp_init_attr qp_attr = {};
 	struct ib_device *ca = priv->ca;
+	unsigned int q;
 	int ret;
 
-	priv->tx_ring = kvcalloc(priv->tx_size, sizeof(*priv->tx_ring),
-				 GFP_KERNEL);
-	if (!priv->tx_ring)
-		return -ENOMEM;
 	priv->pd = ib_alloc_pd(ca, 0);
 	if (IS_ERR(priv->pd)) {
 		ret = PTR_ERR(priv->pd);
@@ -52,31 +110,19 @@ int ipn_verbs_create(struct ipn_priv *priv)
 		ret = PTR_ERR(priv->recv_cq);
 		goto err_pd;
 	}
-	cq_attr.cqe = priv->tx_size;
-	priv->send_cq = ib_create_cq(ca, ipn_tx_comp, NULL, priv, &cq_attr);
-	if (IS_ERR(priv->send_cq)) {
-		ret = PTR_ERR(priv->send_cq);
-		goto err_rcq;
-	}
 
 	priv->max_sge = min_t(int, ca->attrs.max_send_sge, IPN_MAX_TX_SGE);
-	qp_attr.send_cq = priv->send_cq;
-	qp_attr.recv_cq = priv->recv_cq;
-	qp_attr.cap.max_send_wr = priv->tx_size;
-	qp_attr.cap.max_recv_wr = priv->rx_size;
-	qp_attr.cap.max_send_sge = priv->max_sge;
-	qp_attr.cap.max_recv_sge = 2;	/* head and page (rx.c) */
-	/* UD sends ask for a completion per batch (tx.c). */
-	qp_attr.sq_sig_type = IB_SIGNAL_REQ_WR;
-	qp_attr.qp_type = IB_QPT_UD;
-	qp_attr.event_handler = ipn_qp_event;
-	qp_attr.qp_context = priv;
-	priv->qp = ib_create_qp(priv->pd, &qp_attr);
-	if (IS_ERR(priv->qp)) {
-		ret = PTR_ERR(priv->qp);
-		goto err_scq;
+	for (q = 0; q < priv->txq_count; q++) {
+		ret = ipn_txq_create(priv, &priv->txq[q]);
+		if (ret)
+			goto err_txqs;
 	}
+	priv->qp = priv->txq[0].qp;
 	priv->ifid.qpn = priv->qp->qp_num;
+	/* Multicast they send comes back to priv->qp: ours (RFC 4391 s9.1). */
+	for (q = 1; q < priv->txq_count; q++)
+		priv->ifid.send_qpn[q - 1] = priv->txq[q].qp->qp_num;
+	priv->ifid.send_qpns = priv->txq_count - 1;
 	/* ethtool -C's values survive a ring resize. */
 	if (priv->ca->ops.modify_cq &&
 	    (memchr_inv(priv->coalesce_usecs, 0, sizeof(priv->coalesce_usecs)) ||
@@ -84,32 +130,29 @@ int ipn_verbs_create(struct ipn_priv *priv)
 		ipn_cq_moderate(priv);
 	return 0;
 
-err_scq:
-	ib_destroy_cq(priv->send_cq);
-err_rcq:
+err_txqs:
+	ipn_txqs_destroy(priv, 0);
 	ib_destroy_cq(priv->recv_cq);
 err_pd:
 	ib_dealloc_pd(priv->pd);
 err:
-	kvfree(priv->tx_ring);
-	priv->tx_ring = NULL;
 	/* Review M6: nothing may follow these after a failed resize. */
 	priv->qp = NULL;
-	priv->send_cq = NULL;
 	priv->recv_cq = NULL;
 	priv->pd = NULL;
 	return ret;
 }
 
-/* ethtool -C's values on both CQs. */
+/* ethtool -C's values on the receive CQ and every send CQ. */
 int ipn_cq_moderate(struct ipn_priv *priv)
 {
+	unsigned int q;
 	int ret;
 
 	ret = rdma_set_cq_moderation(priv->recv_cq, priv->coalesce_frames[0],
 				     priv->coalesce_usecs[0]);
-	if (!ret)
-		ret = rdma_set_cq_moderation(priv->send_cq,
+	for (q = 0; q < priv->txq_count && !ret; q++)
+		ret = rdma_set_cq_moderation(priv->txq[q].cq,
 					     priv->coalesce_frames[1],
 					     priv->coalesce_usecs[1]);
 	return ret;
@@ -119,8 +162,7 @@ void ipn_verbs_destroy(struct ipn_priv *priv)
 {
 	if (!priv->qp)
 		return;		/* a failed ring resize left none */
-	ib_destroy_qp(priv->qp);
-	ib_destroy_cq(priv->send_cq);
+	ipn_txqs_destroy(priv, 0);
 	ib_destroy_cq(priv->recv_cq);
 	/*
 	 * Review M2: a reap work already running may have spliced the list
@@ -131,27 +173,62 @@ void ipn_verbs_destroy(struct ipn_priv *priv)
 	 */
 	ipn_ah_reap(priv, true);
 	ib_dealloc_pd(priv->pd);
-	kvfree(priv->tx_ring);
-	priv->tx_ring = NULL;
 	priv->qp = NULL;
-	priv->send_cq = NULL;
 	priv->recv_cq = NULL;
 	priv->pd = NULL;
 }
 
+/* One UD QP from RESET to RTS on the interface's P_Key index and Q_Key. */
+static int ipn_qp_ready(struct ipn_priv *priv, struct ib_qp *qp, bool rts)
+{
+	struct ib_qp_attr attr = {};
+	int ret;
+
+	attr.qp_state = IB_QPS_INIT;
+	attr.qkey = priv->qkey;
+	attr.port_num = priv->port;
+	attr.pkey_index = priv->pkey_index;
+	ret = ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			   IB_QP_PORT | IB_QP_QKEY);
+	if (ret || !rts)
+		return ret;
+	attr.qp_state = IB_QPS_RTR;
+	ret = ib_modify_qp(qp, &attr, IB_QP_STATE);
+	if (ret)
+		return ret;
+	attr.qp_state = IB_QPS_RTS;
+	attr.sq_psn = 0;
+	return ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_SQ_PSN);
+}
+
+/* Every UD QP to state (ERR or RESET); false if one refused. */
+static bool ipn_qps_move(struct ipn_priv *priv, enum ib_qp_state state)
+{
+	struct ib_qp_attr attr = { .qp_state = state };
+	bool ok = true;
+	unsigned int q;
+
+	for (q = 0; q < priv->txq_count; q++)
+		if (ib_modify_qp(priv->txq[q].qp, &attr, IB_QP_STATE))
+			ok = false;
+	return ok;
+}
+
 /*
- * INIT -> RTR -> RTS, then the receive ring. Control context.
+ * INIT -> RTR -> RTS for every transmit queue's QP, then the receive
+ * ring. Control context.
  *
- * Without the interface's P_Key in the port's table the QP stays in INIT
- * (review H5): it holds its receive buffers but receives nothing, and
- * sends fail, until ipn_qp_repkey() finds the P_Key and cycles it. An
- * RTS QP on another index would take another partition's datagrams.
+ * Without the interface's P_Key in the port's table the QPs stay in INIT
+ * (review H5): priv->qp holds its receive buffers but receives nothing,
+ * and sends fail, until ipn_qp_repkey() finds the P_Key and cycles them.
+ * An RTS QP on another index would take another partition's datagrams,
+ * or send into it: every queue's QP is on the same index.
  */
 int ipn_qp_up(struct ipn_priv *priv)
 {
-	struct ib_qp_attr attr = {};
+	unsigned int q;
 	bool pkey_ok;
-	int ret;
+	int ret = 0;
 
 	pkey_ok = !ib_find_pkey(priv->ca, priv->port, priv->wire_pkey,
 				&priv->pkey_index);
@@ -159,26 +236,13 @@ int ipn_qp_up(struct ipn_priv *priv)
 		priv->pkey_index = 0;
 	priv->qp_rts = false;
 
-	attr.qp_state = IB_QPS_INIT;
-	attr.qkey = priv->qkey;
-	attr.port_num = priv->port;
-	attr.pkey_index = priv->pkey_index;
-	ret = ib_modify_qp(priv->qp, &attr, IB_QP_STATE | IB_QP_PKEY_INDEX |
-			   IB_QP_PORT | IB_QP_QKEY);
-	if (ret)
-		goto err;
-	if (pkey_ok) {
-		attr.qp_state = IB_QPS_RTR;
-		ret = ib_modify_qp(priv->qp, &attr, IB_QP_STATE);
-		if (ret)
-			goto err;
-		attr.qp_state = IB_QPS_RTS;
-		attr.sq_psn = 0;
-		ret = ib_modify_qp(priv->qp, &attr, IB_QP_STATE | IB_QP_SQ_PSN);
-		if (ret)
-			goto err;
-		priv->qp_rts = true;
+	for (q = 0; q < priv->txq_count && !ret; q++)
+		ret = ipn_qp_ready(priv, priv->txq[q].qp, pkey_ok);
+	if (ret) {
+		ipn_qps_move(priv, IB_QPS_RESET);
+		return ret;
 	}
+	priv->qp_rts = pkey_ok;
 
 	ret = ipn_rx_ring_init(priv);
 	if (ret) {
@@ -186,26 +250,22 @@ int ipn_qp_up(struct ipn_priv *priv)
 		return ret;
 	}
 	return 0;
-err:
-	attr.qp_state = IB_QPS_RESET;
-	ib_modify_qp(priv->qp, &attr, IB_QP_STATE);
-	return ret;
 }
 
 /*
- * QP to ERR flushes every posted WR; reap the completions with NAPI off,
- * then RESET. Afterwards no slot of either ring is live.
+ * The QPs to ERR flush every posted WR; reap the completions with NAPI
+ * off, then RESET. Afterwards no slot of any ring is live.
  */
 void ipn_qp_down(struct ipn_priv *priv)
 {
-	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	unsigned int q;
 
-	if (ib_modify_qp(priv->qp, &attr, IB_QP_STATE))
-		netdev_warn(priv->dev, "failed to move the QP to ERR\n");
-	ipn_tx_ring_drain(priv);
+	if (!ipn_qps_move(priv, IB_QPS_ERR))
+		netdev_warn(priv->dev, "failed to move a QP to ERR\n");
+	for (q = 0; q < priv->txq_count; q++)
+		ipn_tx_ring_drain(&priv->txq[q]);
 	ipn_cm_reap(priv, true);	/* no slot points at one any more */
 	ipn_rx_ring_free(priv);
-	attr.qp_state = IB_QPS_RESET;
-	if (ib_modify_qp(priv->qp, &attr, IB_QP_STATE))
-		netdev_warn(priv->dev, "failed to reset the QP\n");
+	if (!ipn_qps_move(priv, IB_QPS_RESET))
+		netdev_warn(priv->dev, "failed to reset a QP\n");
 }

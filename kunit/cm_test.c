@@ -479,6 +479,12 @@ static bool kt_b_again(struct kt_cm *c)
 	return atomic_read(&c->from_b) >= 2;
 }
 
+/* B's third frame at A. */
+static bool kt_b_third(struct kt_cm *c)
+{
+	return atomic_read(&c->from_b) >= 3;
+}
+
 /* B connected again after A closed, its frame through. */
 static bool kt_b_reconnected(struct kt_cm *c)
 {
@@ -516,7 +522,7 @@ static bool kt_a_drained(struct kt_cm *c)
 	struct kt_conn s = kt_conn(c->a, c->to);
 
 	return s.state != IPC_CM_CONNECTED && !s.inflight && !s.qp &&
-	       READ_ONCE(c->a->tx_head) == READ_ONCE(c->a->tx_tail) &&
+	       READ_ONCE(c->a->txq[0].head) == READ_ONCE(c->a->txq[0].tail) &&
 	       !netif_queue_stopped(c->a->dev);
 }
 
@@ -579,9 +585,11 @@ static void cm_accept_and_cap(struct kunit *test)
 {
 	struct kt_cm *c = test->priv;
 	struct ipn_priv *a = c->a, *b, *b2;
+	u8 ud_to[IPC_ADDR_LEN];
 	u64 rc_frames;
 
 	b = kt_cm_if(test, c->peer_ca, &c->b);
+	KUNIT_ASSERT_EQ(test, ipn_kunit_set_txqs(b, 2), 0);
 	kt_tap_start(c);
 	memcpy(c->to, a->dev->dev_addr, IPC_ADDR_LEN);
 
@@ -622,6 +630,22 @@ static void cm_accept_and_cap(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, kt_wait(c, KT_CONNECT_MS, kt_b_again));
 	KUNIT_EXPECT_EQ(test, ipn_stat(a, cm_rx_packets), rc_frames + 1);
 	KUNIT_EXPECT_EQ(test, ipn_stat(b, cm_connects), 1u);
+
+	/*
+	 * Issue 23: B has two transmit queues. A connection's QP completes
+	 * on queue 0's CQ, so a frame for a peer with the C bit goes to
+	 * queue 0 whatever its hash; another frame with that hash to queue
+	 * 1. One put on queue 1 all the same (it chose before connected
+	 * mode started) goes over UD, not over B's connection.
+	 */
+	memcpy(ud_to, c->to, IPC_ADDR_LEN);
+	ud_to[0] &= ~IPC_ADDR_FLAG_CM;
+	KUNIT_EXPECT_EQ(test, ipn_kunit_select_queue(b, c->to, U32_MAX), 0);
+	KUNIT_EXPECT_EQ(test, ipn_kunit_select_queue(b, ud_to, U32_MAX), 1);
+	ipn_kunit_xmit_on(b, 1, c->to, KT_IP_B);
+	KUNIT_EXPECT_TRUE(test, kt_wait(c, KT_CONNECT_MS, kt_b_third));
+	KUNIT_EXPECT_EQ(test, ipn_stat(a, cm_rx_packets), rc_frames + 1);
+	KUNIT_EXPECT_GE(test, ipn_kunit_txq_packets(b, 1), 1u);
 }
 
 /*
@@ -726,7 +750,7 @@ static void cm_rnr_hostile_peer(struct kunit *test)
 			      "after %u ms: state %d, %d sends in flight, ring %u/%u, queue %s",
 			      KT_EVICT_MS, kt_conn(a, c->to).state,
 			      kt_conn(a, c->to).inflight,
-			      READ_ONCE(a->tx_head) - READ_ONCE(a->tx_tail),
+			      READ_ONCE(a->txq[0].head) - READ_ONCE(a->txq[0].tail),
 			      a->tx_size,
 			      netif_queue_stopped(a->dev) ? "stopped" : "running");
 	KUNIT_EXPECT_NE(test, kt_conn(a, c->to).state, IPC_CM_CONNECTED);

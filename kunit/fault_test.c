@@ -287,10 +287,13 @@ static void fault_resize_fails_twice(struct kunit *test)
 	ca->ops.modify_cq = kt_modify_cq;
 	kt_moderated = 0;
 	rtnl_lock();
-	/* The CQs are moderated while they exist: both of them. */
+	/*
+	 * The CQs are moderated while they exist: the receive CQ and every
+	 * transmit queue's.
+	 */
 	ret = ipn_ethtool_ops.set_coalesce(priv->dev, &ec, &kec, NULL);
 	KUNIT_EXPECT_EQ(test, ret, 0);
-	KUNIT_EXPECT_EQ(test, kt_moderated, 2u);
+	KUNIT_EXPECT_EQ(test, kt_moderated, 1 + priv->txq_count);
 	rtnl_unlock();
 	rx = priv->rx_size;
 	kt_region(true);
@@ -322,7 +325,7 @@ static void fault_resize_fails_twice(struct kunit *test)
 			    "no allocation of the old rings' remaking failed (%u tried)",
 			    n);
 	KUNIT_EXPECT_NULL(test, priv->qp);
-	KUNIT_EXPECT_NULL(test, priv->send_cq);
+	KUNIT_EXPECT_NULL(test, priv->txq[0].cq);
 	KUNIT_EXPECT_NULL(test, priv->recv_cq);
 	KUNIT_EXPECT_EQ(test, priv->rx_size, rx);
 	KUNIT_EXPECT_EQ(test, set, 0);

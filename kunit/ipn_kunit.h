@@ -64,10 +64,13 @@ int ipn_kunit_genl_msg(struct ipn_priv *priv, const u8 *gid, const u8 *mgid,
 
 /* Send one IPv4 frame to the 20-byte address daddr, as the stack does. */
 void ipn_kunit_xmit(struct ipn_priv *priv, const u8 *daddr, __be32 ip_dst);
+void ipn_kunit_xmit_on(struct ipn_priv *priv, unsigned int q, const u8 *daddr,
+		       __be32 ip_dst);
+u16 ipn_kunit_select_queue(struct ipn_priv *priv, const u8 *daddr, u32 hash);
 /*
  * n (<= 32) of them in one hold of the queue's lock, netdev_xmit_more()
  * saying more (a qdisc's bulk, a GSO train) for all but the last, and for
- * the last too if last_more. Returns the sends left waiting (tx_pending);
+ * the last too if last_more. Returns the sends left waiting (queue 0);
  * *posts: the batches posted meanwhile.
  */
 unsigned int ipn_kunit_xmit_train(struct ipn_priv *priv, const u8 *daddr,
@@ -76,6 +79,10 @@ unsigned int ipn_kunit_xmit_train(struct ipn_priv *priv, const u8 *daddr,
 /* The same with len bytes of data of type proto. */
 void ipn_kunit_xmit_frame(struct ipn_priv *priv, const u8 *daddr, u16 proto,
 			  const void *data, unsigned int len);
+/* The same on transmit queue q (its lock, its queue mapping). */
+void ipn_kunit_xmit_frame_on(struct ipn_priv *priv, unsigned int q,
+			     const u8 *daddr, u16 proto, const void *data,
+			     unsigned int len);
 
 /*
  * Control-path faults (kunit/fault_test.c): from arm(n) on, the n-th
@@ -90,6 +97,8 @@ void ipn_kunit_settle(struct ipn_priv *priv, unsigned int ms);
 
 /* dev_open(), then up to 2 s for the carrier; returns dev_open()'s result. */
 int ipn_kunit_open(struct ipn_priv *priv);
+int ipn_kunit_set_txqs(struct ipn_priv *priv, unsigned int n);
+u64 ipn_kunit_txq_packets(struct ipn_priv *priv, unsigned int q);
 
 /* A P_Key child of parent (rtnl_newlink's way); ERR_PTR on failure. */
 struct ipn_priv *ipn_kunit_child(struct ipn_priv *parent, u16 pkey);

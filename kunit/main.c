@@ -94,11 +94,13 @@ static struct sk_buff *kt_skb(struct ipn_priv *priv, const u8 *daddr,
 /*
  * Transmit skbs[0..n) as the stack does, in one hold of the queue's lock
  * (nothing of the stack's comes between), netdev_xmit_more() true for
- * all but the last, and for the last too if last_more. Returns the
- * UD sends left waiting (tx_pending) and the posts made (*posts).
+ * all but the last, and for the last too if last_more, on transmit
+ * queue q. Returns the UD sends left waiting there and the posts made
+ * (*posts).
  */
-static unsigned int kt_xmit_skbs(struct ipn_priv *priv, struct sk_buff **skbs,
-				 unsigned int n, bool last_more, u64 *posts)
+static unsigned int kt_xmit_skbs_on(struct ipn_priv *priv, unsigned int q,
+				    struct sk_buff **skbs, unsigned int n,
+				    bool last_more, u64 *posts)
 {
 	struct net_device *dev = priv->dev;
 	struct netdev_queue *txq;
@@ -106,16 +108,17 @@ static unsigned int kt_xmit_skbs(struct ipn_priv *priv, struct sk_buff **skbs,
 	u64 before;
 
 	local_bh_disable();
-	txq = netdev_get_tx_queue(dev, 0);
+	txq = netdev_get_tx_queue(dev, q);
 	__netif_tx_lock(txq, smp_processor_id());
 	before = ipn_stat(priv, tx_posts);
 	for (i = 0; i < n; i++) {
+		skb_set_queue_mapping(skbs[i], q);
 		/* As dev_hard_start_xmit(): netdev_xmit_more() tells more. */
 		if (netdev_start_xmit(skbs[i], dev, txq,
 				      i + 1 < n || last_more) != NETDEV_TX_OK)
 			kfree_skb(skbs[i]);
 	}
-	pending = priv->tx_pending;
+	pending = priv->txq[q].pending;
 	if (posts)
 		*posts = ipn_stat(priv, tx_posts) - before;
 	__netif_tx_unlock(txq);
@@ -123,19 +126,32 @@ static unsigned int kt_xmit_skbs(struct ipn_priv *priv, struct sk_buff **skbs,
 	return pending;
 }
 
-static void kt_xmit(struct ipn_priv *priv, const u8 *daddr, u16 proto,
-		    const void *data, unsigned int len)
+static unsigned int kt_xmit_skbs(struct ipn_priv *priv, struct sk_buff **skbs,
+				 unsigned int n, bool last_more, u64 *posts)
+{
+	return kt_xmit_skbs_on(priv, 0, skbs, n, last_more, posts);
+}
+
+static void kt_xmit(struct ipn_priv *priv, unsigned int q, const u8 *daddr,
+		    u16 proto, const void *data, unsigned int len)
 {
 	struct sk_buff *skb = kt_skb(priv, daddr, proto, data, len);
 
 	if (skb)
-		kt_xmit_skbs(priv, &skb, 1, false, NULL);
+		kt_xmit_skbs_on(priv, q, &skb, 1, false, NULL);
 }
 
 void ipn_kunit_xmit_frame(struct ipn_priv *priv, const u8 *daddr, u16 proto,
 			  const void *data, unsigned int len)
 {
-	kt_xmit(priv, daddr, proto, data, len);
+	kt_xmit(priv, 0, daddr, proto, data, len);
+}
+
+void ipn_kunit_xmit_frame_on(struct ipn_priv *priv, unsigned int q,
+			     const u8 *daddr, u16 proto, const void *data,
+			     unsigned int len)
+{
+	kt_xmit(priv, q, daddr, proto, data, len);
 }
 
 /* An IPv4 frame of 64 bytes to ip_dst. */
@@ -156,6 +172,34 @@ static struct sk_buff *kt_ip_skb(struct ipn_priv *priv, const u8 *daddr,
 void ipn_kunit_xmit(struct ipn_priv *priv, const u8 *daddr, __be32 ip_dst)
 {
 	ipn_kunit_xmit_train(priv, daddr, ip_dst, 1, false, NULL);
+}
+
+/* The same on transmit queue q. */
+void ipn_kunit_xmit_on(struct ipn_priv *priv, unsigned int q, const u8 *daddr,
+		       __be32 ip_dst)
+{
+	struct sk_buff *skb = kt_ip_skb(priv, daddr, ip_dst);
+
+	if (skb)
+		kt_xmit_skbs_on(priv, q, &skb, 1, false, NULL);
+}
+
+/*
+ * The transmit queue the driver picks for an IPv4 frame to daddr whose
+ * flow hash is hash (with no XPS map and no socket: the stack's pick is
+ * hash scaled to the queues).
+ */
+u16 ipn_kunit_select_queue(struct ipn_priv *priv, const u8 *daddr, u32 hash)
+{
+	struct sk_buff *skb = kt_ip_skb(priv, daddr, htonl(0x0a630063));
+	u16 q;
+
+	if (!skb)
+		return U16_MAX;
+	skb_set_hash(skb, hash, PKT_HASH_TYPE_L4);
+	q = ipn_select_queue(priv->dev, skb, NULL);
+	kfree_skb(skb);
+	return q;
 }
 
 unsigned int ipn_kunit_xmit_train(struct ipn_priv *priv, const u8 *daddr,
@@ -183,6 +227,38 @@ void ipn_kunit_settle(struct ipn_priv *priv, unsigned int ms)
 		flush_workqueue(priv->wq);
 		msleep(20);
 	} while (time_before(jiffies, end));
+}
+
+/*
+ * ethtool -L tx n on priv (the datapath made again if it runs), then up
+ * to 2 s for the carrier of a running interface. ipn_dev_set_txqs()'s
+ * result.
+ */
+int ipn_kunit_set_txqs(struct ipn_priv *priv, unsigned int n)
+{
+	int ret, i;
+
+	rtnl_lock();
+	ret = ipn_dev_set_txqs(priv, n, NULL);
+	rtnl_unlock();
+	for (i = 0; !ret && netif_running(priv->dev) && i < 100 &&
+	     !netif_carrier_ok(priv->dev); i++)
+		ipn_kunit_settle(priv, 20);
+	return ret;
+}
+
+/* The sends transmit queue q of priv completed (ethtool -S txN_packets). */
+u64 ipn_kunit_txq_packets(struct ipn_priv *priv, unsigned int q)
+{
+	const struct ipn_txq *txq = &priv->txq[q];
+	unsigned int start;
+	u64 n;
+
+	do {
+		start = u64_stats_fetch_begin(&txq->syncp);
+		n = u64_stats_read(&txq->packets);
+	} while (u64_stats_fetch_retry(&txq->syncp, start));
+	return n;
 }
 
 /*

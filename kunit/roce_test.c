@@ -783,16 +783,26 @@ static bool kt_rx_reached(struct ipn_priv *b, u64 want)
 	return ipn_stat(b, rx_packets) >= want;
 }
 
-/* Every send of priv completed and freed, BQL's count back to 0. */
+/* Every send of priv's queue q completed and freed, BQL's count at 0. */
+static bool kt_txq_idle(struct ipn_priv *priv, unsigned int q)
+{
+	struct netdev_queue *nq = netdev_get_tx_queue(priv->dev, q);
+	struct ipn_txq *txq = &priv->txq[q];
+
+	return READ_ONCE(txq->tail) == READ_ONCE(txq->head) &&
+	       READ_ONCE(nq->dql.num_completed) == READ_ONCE(nq->dql.num_queued);
+}
+
+/* The same of every transmit queue, within 2 s. */
 static bool kt_tx_idle(struct ipn_priv *priv)
 {
-	struct netdev_queue *txq = netdev_get_tx_queue(priv->dev, 0);
+	unsigned int q;
 	int i;
 
 	for (i = 0; i < 40; i++) {
-		if (READ_ONCE(priv->tx_tail) == READ_ONCE(priv->tx_head) &&
-		    READ_ONCE(txq->dql.num_completed) ==
-		    READ_ONCE(txq->dql.num_queued))
+		for (q = 0; q < priv->txq_count && kt_txq_idle(priv, q); q++)
+			;
+		if (q == priv->txq_count)
 			return true;
 		msleep(50);
 	}
@@ -933,12 +943,50 @@ static void kt_paths_down(struct ipn_priv *priv)
 static bool kt_ah_waiting(struct ipn_priv *priv)
 {
 	bool waiting;
+	unsigned int i;
 
 	flush_workqueue(priv->wq);
 	spin_lock_irq(&priv->reap_lock);
 	waiting = !list_empty(&priv->ah_reap);
 	spin_unlock_irq(&priv->reap_lock);
+	mutex_lock(&priv->reap_mutex);
+	for (i = 0; i < IPN_AH_BATCHES; i++)
+		waiting |= !list_empty(&priv->ah_batch[i].ahs);
+	mutex_unlock(&priv->reap_mutex);
 	return waiting;
+}
+
+/*
+ * One send to B told more follows, so it waits unposted on queue 0, and
+ * then A's paths torn down: the reap keeps the handle, and queue 0's TX
+ * NAPI is to tell it when the send is gone.
+ */
+static void kt_release_waiting(struct kunit *test, struct ipn_priv *a,
+			       struct ipn_priv *b, __be32 ip)
+{
+	KUNIT_ASSERT_EQ(test, ipn_kunit_xmit_train(a, b->dev->dev_addr, ip, 1,
+						   true, NULL), 1u);
+	kt_paths_down(a);
+	KUNIT_EXPECT_TRUE(test, kt_ah_waiting(a));
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(a->txq[0].ah_waiting));
+}
+
+/*
+ * One more send posts the waiting one; B receives both (rx counted
+ * before them), A's rings go idle, and the reap then lets the handle go.
+ */
+static void kt_post_and_reaped(struct kunit *test, struct ipn_priv *a,
+			       struct ipn_priv *b, __be32 ip, u64 rx)
+{
+	int i;
+
+	ipn_kunit_xmit(a, b->dev->dev_addr, ip);
+	KUNIT_EXPECT_TRUE(test, kt_rx_reached(b, rx + 2));
+	KUNIT_EXPECT_TRUE(test, kt_tx_idle(a));
+	for (i = 0; i < 40 && kt_ah_waiting(a); i++)
+		msleep(50);
+	KUNIT_EXPECT_FALSE(test, kt_ah_waiting(a));
+	KUNIT_EXPECT_EQ(test, ipn_stat(a, tx_errors), 0u);
 }
 
 /*
@@ -955,24 +1003,13 @@ static void roce_tx_ah_retired_by_ring(struct kunit *test)
 	__be32 ip = htonl(0x0a630002);
 	struct ipn_priv *a = c->priv, *b;
 	u64 rx;
-	int i;
 
 	b = kt_roce_tx_pair(test, ip);
 	KUNIT_ASSERT_FALSE(test, kt_ah_waiting(a));
 	rx = ipn_stat(b, rx_packets);
-	KUNIT_ASSERT_EQ(test, ipn_kunit_xmit_train(a, b->dev->dev_addr, ip, 1,
-						   true, NULL), 1u);
-	kt_paths_down(a);
-	KUNIT_EXPECT_TRUE(test, kt_ah_waiting(a));
-	KUNIT_EXPECT_TRUE(test, READ_ONCE(a->ah_waiting));
-	/* Posts the waiting send; this one waits for the new path. */
-	ipn_kunit_xmit(a, b->dev->dev_addr, ip);
-	KUNIT_EXPECT_TRUE(test, kt_rx_reached(b, rx + 2));
-	KUNIT_EXPECT_TRUE(test, kt_tx_idle(a));
-	for (i = 0; i < 40 && kt_ah_waiting(a); i++)
-		msleep(50);
-	KUNIT_EXPECT_FALSE(test, kt_ah_waiting(a));
-	KUNIT_EXPECT_EQ(test, ipn_stat(a, tx_errors), 0u);
+	/* The second send (waiting for the new path) posts the first. */
+	kt_release_waiting(test, a, b, ip);
+	kt_post_and_reaped(test, a, b, ip, rx);
 }
 
 /*
@@ -988,34 +1025,100 @@ static void roce_tx_ah_retire_mixed(struct kunit *test)
 	__be32 ip = htonl(0x0a630002);
 	struct ipn_priv *a = c->priv, *b;
 	u64 rx;
-	int i;
 
 	b = kt_roce_tx_pair(test, ip);
 	rx = ipn_stat(b, rx_packets);
 	/* A: released with its send waiting; the reap keeps it. */
-	KUNIT_ASSERT_EQ(test, ipn_kunit_xmit_train(a, b->dev->dev_addr, ip, 1,
-						   true, NULL), 1u);
-	kt_paths_down(a);
-	KUNIT_ASSERT_TRUE(test, kt_ah_waiting(a));
+	kt_release_waiting(test, a, b, ip);
 	/* Its send completes, TX NAPI told nothing: A stays listed. */
-	WRITE_ONCE(a->ah_waiting, false);
+	WRITE_ONCE(a->txq[0].ah_waiting, false);
 	ipn_kunit_xmit(a, b->dev->dev_addr, ip);
 	KUNIT_ASSERT_TRUE(test, kt_rx_reached(b, rx + 2));
 	KUNIT_ASSERT_TRUE(test, kt_tx_idle(a));
 	KUNIT_ASSERT_TRUE(test, kt_ah_waiting(a));
 	/* B: the new path's handle, released with its send waiting. */
-	KUNIT_ASSERT_EQ(test, ipn_kunit_xmit_train(a, b->dev->dev_addr, ip, 1,
-						   true, NULL), 1u);
-	kt_paths_down(a);
-	KUNIT_EXPECT_TRUE(test, kt_ah_waiting(a));
-	KUNIT_EXPECT_TRUE(test, READ_ONCE(a->ah_waiting));
-	ipn_kunit_xmit(a, b->dev->dev_addr, ip);
-	KUNIT_EXPECT_TRUE(test, kt_rx_reached(b, rx + 4));
+	kt_release_waiting(test, a, b, ip);
+	kt_post_and_reaped(test, a, b, ip, rx + 2);
+}
+
+/* An IPv4 frame of 64 bytes to ip_dst, for the _frame_ senders. */
+static void kt_ip_frame(u8 *f, __be32 ip_dst)
+{
+	struct iphdr *ip = (struct iphdr *)f;
+
+	memset(f, 0, 64);
+	ip->version = 4;
+	ip->ihl = 5;
+	ip->ttl = 1;
+	ip->tot_len = htons(64);
+	ip->daddr = ip_dst;
+}
+
+/*
+ * Issue 23's transmit queues (ethtool -L tx 2): a second UD QP on the
+ * same P_Key index, in RTS, its QPN in the core's list of ours. A frame
+ * on queue 1 is posted on that QP and completes on its CQ (queue 1's
+ * counter). A broadcast sent from it comes back to queue 0's QP (rxe
+ * loops multicast back) and is dropped as our own, not delivered as a
+ * stranger's. Back to one queue: the second QP and the list are gone.
+ */
+static void roce_tx_queues(struct kunit *test)
+{
+	struct kt_roce *c = test->priv;
+	__be32 ip = htonl(0x0a630002);
+	struct ipn_priv *a = c->priv, *b;
+	unsigned int was = a->txq_count;
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr attr;
+	u64 rx, p1, loop;
+	u8 f[64];
+	int i;
+
+	KUNIT_ASSERT_GE_MSG(test, a->txq_max, 2u,
+			    "the test VM has at least two CPUs");
+	KUNIT_ASSERT_EQ(test, ipn_kunit_set_txqs(a, 2), 0);
+	KUNIT_EXPECT_EQ(test, a->txq_count, 2u);
+	KUNIT_EXPECT_EQ(test, a->dev->real_num_tx_queues, 2u);
+	KUNIT_ASSERT_NOT_NULL(test, a->txq[1].qp);
+	KUNIT_EXPECT_NE(test, a->txq[1].qp->qp_num, a->qp->qp_num);
+	KUNIT_EXPECT_EQ(test, a->ifid.send_qpns, 1u);
+	KUNIT_EXPECT_EQ(test, a->ifid.send_qpn[0], a->txq[1].qp->qp_num);
+	KUNIT_ASSERT_EQ(test, ib_query_qp(a->txq[1].qp, &attr,
+					  IB_QP_STATE | IB_QP_PKEY_INDEX,
+					  &init), 0);
+	KUNIT_EXPECT_EQ(test, attr.qp_state, IB_QPS_RTS);
+	KUNIT_EXPECT_EQ(test, attr.pkey_index, a->pkey_index);
+
+	b = kt_roce_tx_pair(test, ip);
+	rx = ipn_stat(b, rx_packets);
+	p1 = ipn_kunit_txq_packets(a, 1);
+	ipn_kunit_xmit_on(a, 1, b->dev->dev_addr, ip);
+	KUNIT_EXPECT_TRUE(test, kt_rx_reached(b, rx + 1));
 	KUNIT_EXPECT_TRUE(test, kt_tx_idle(a));
-	for (i = 0; i < 40 && kt_ah_waiting(a); i++)
+	KUNIT_EXPECT_GE(test, ipn_kunit_txq_packets(a, 1) - p1, 1u);
+
+	loop = ipn_stat_drop(a, IPC_R_LOOPBACK);
+	rx = ipn_stat(b, rx_packets);
+	kt_ip_frame(f, htonl(0x0a6300ff));
+	ipn_kunit_xmit_frame_on(a, 1, a->dev->broadcast, ETH_P_IP, f,
+				sizeof(f));
+	KUNIT_EXPECT_TRUE(test, kt_rx_reached(b, rx + 1));
+	for (i = 0; i < 40 && ipn_stat_drop(a, IPC_R_LOOPBACK) == loop; i++)
 		msleep(50);
-	KUNIT_EXPECT_FALSE(test, kt_ah_waiting(a));
+	KUNIT_EXPECT_GE_MSG(test, ipn_stat_drop(a, IPC_R_LOOPBACK) - loop, 1u,
+			    "our broadcast from queue 1 was not dropped as ours");
 	KUNIT_EXPECT_EQ(test, ipn_stat(a, tx_errors), 0u);
+
+	KUNIT_ASSERT_EQ(test, ipn_kunit_set_txqs(a, 1), 0);
+	KUNIT_EXPECT_EQ(test, a->dev->real_num_tx_queues, 1u);
+	KUNIT_EXPECT_NULL(test, a->txq[1].qp);
+	KUNIT_EXPECT_EQ(test, a->ifid.send_qpns, 0u);
+	rtnl_lock();
+	KUNIT_EXPECT_EQ(test, ipn_dev_set_txqs(a, a->txq_max + 1, NULL),
+			-EINVAL);
+	rtnl_unlock();
+	KUNIT_EXPECT_EQ(test, a->txq_count, 1u);
+	KUNIT_EXPECT_EQ(test, ipn_kunit_set_txqs(a, was), 0);
 }
 
 static struct kunit_case ipn_roce_cases[] = {
@@ -1036,6 +1139,7 @@ static struct kunit_case ipn_roce_cases[] = {
 	KUNIT_CASE(roce_tx_post_fails),
 	KUNIT_CASE(roce_tx_ah_retired_by_ring),
 	KUNIT_CASE(roce_tx_ah_retire_mixed),
+	KUNIT_CASE(roce_tx_queues),
 	KUNIT_CASE(roce_tick_rate),
 	{}
 };

@@ -437,9 +437,9 @@ static void sa_tx_decisions(struct kunit *test)
 	ipn_kunit_xmit(priv, priv->dev->broadcast, htonl(0xffffffff));
 	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000, ipn_stat(priv, tx_packets) >
 					sent));
-	KUNIT_EXPECT_EQ(test, priv->tx_wrs[0].remote_qpn, (u32)IPC_QPN_MCAST);
-	KUNIT_EXPECT_EQ(test, priv->tx_wrs[0].remote_qkey, KT_QKEY);
-	KUNIT_EXPECT_PTR_EQ(test, priv->tx_wrs[0].ah, priv->bcast->ah->ah);
+	KUNIT_EXPECT_EQ(test, priv->txq[0].wrs[0].remote_qpn, (u32)IPC_QPN_MCAST);
+	KUNIT_EXPECT_EQ(test, priv->txq[0].wrs[0].remote_qkey, KT_QKEY);
+	KUNIT_EXPECT_PTR_EQ(test, priv->txq[0].wrs[0].ah, priv->bcast->ah->ah);
 
 	/* QPN 0; a multicast GID with a unicast QPN; another P_Key's MGID. */
 	kt_peer_addr(hw, 0);
@@ -470,7 +470,7 @@ static void sa_tx_decisions(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kt_answer_join(mgid, 0, KT_QKEY, IB_MTU_2048), 0);
 	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000, ipn_stat(priv, tx_packets) >
 					sent));
-	KUNIT_EXPECT_EQ(test, priv->tx_wrs[0].remote_qpn, (u32)IPC_QPN_MCAST);
+	KUNIT_EXPECT_EQ(test, priv->txq[0].wrs[0].remote_qpn, (u32)IPC_QPN_MCAST);
 	KUNIT_EXPECT_EQ(test, kt_mc_state(priv, mgid), IPC_MC_JOINED);
 }
 
@@ -522,7 +522,7 @@ static void sa_sendonly_group_missing(struct kunit *test)
 					sent));
 	KUNIT_EXPECT_EQ(test, kt_mc_state(priv, routers), IPC_MC_JOINED);
 	spin_lock_bh(&priv->lock);
-	KUNIT_EXPECT_PTR_EQ(test, priv->tx_wrs[0].ah,
+	KUNIT_EXPECT_PTR_EQ(test, priv->txq[0].wrs[0].ah,
 			    ipn_mcast_find(priv, routers)->ah->ah);
 	spin_unlock_bh(&priv->lock);
 	/* The next frame to the missing group goes there at once. */

@@ -224,18 +224,18 @@ static void sa_path_qpn_change(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kt_answer_path(kt_peer_gid, 0), 0);
 	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, ipn_stat(priv, tx_packets) >
 					sent));
-	KUNIT_EXPECT_EQ(test, priv->tx_wrs[0].remote_qpn, 0x22u);
-	KUNIT_EXPECT_EQ(test, priv->tx_wrs[0].remote_qkey, KT_QKEY);
+	KUNIT_EXPECT_EQ(test, priv->txq[0].wrs[0].remote_qpn, 0x22u);
+	KUNIT_EXPECT_EQ(test, priv->txq[0].wrs[0].remote_qkey, KT_QKEY);
 	ah = ipn_kunit_path(priv, kt_peer_gid).ah;
 	KUNIT_EXPECT_NOT_NULL(test, ah);
-	KUNIT_EXPECT_PTR_EQ(test, priv->tx_wrs[0].ah, ah);
+	KUNIT_EXPECT_PTR_EQ(test, priv->txq[0].wrs[0].ah, ah);
 
 	ipn_kunit_xmit(priv, hw2, htonl(0x0a000002));
 	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000, ipn_stat(priv, tx_packets) >
 					sent + 1));
-	KUNIT_EXPECT_EQ(test, priv->tx_wrs[0].remote_qpn, 0x23u);
+	KUNIT_EXPECT_EQ(test, priv->txq[0].wrs[0].remote_qpn, 0x23u);
 	KUNIT_EXPECT_EQ(test, kt_sa.path_calls, 1);
-	KUNIT_EXPECT_PTR_EQ(test, priv->tx_wrs[0].ah, ah);
+	KUNIT_EXPECT_PTR_EQ(test, priv->txq[0].wrs[0].ah, ah);
 	KUNIT_EXPECT_PTR_EQ(test, ipn_kunit_path(priv, kt_peer_gid).ah, ah);
 }
 

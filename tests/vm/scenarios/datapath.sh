@@ -19,6 +19,12 @@
 #                -G rounds up, refuses < 16, and resizes twice while
 #                iperf3 runs: TCP survives, the QPN changes, n2's
 #                neighbour follows (no stale entry)
+#   ethtool -l/-L  one transmit queue a CPU at most; -L tx 2: two tx
+#                queues in sysfs, XPS sends CPU 0's pings on queue 0 and
+#                CPU 1's on queue 1 (ethtool -S txN_packets), a broadcast
+#                ping from queue 1's QP comes back dropped as ours
+#                (drop_loopback), iperf3 -P 4 from CPU 1 on queue 1; back
+#                to the default, n2's neighbour follows the new QPN
 #   down/up      5 cycles, ping after each, the address (QPN) unchanged
 #   TX watchdog  a plug qdisc on va stalls rxe0's transmit: the send ring
 #                fills, the watchdog fires, the driver restarts the datapath;
@@ -347,9 +353,11 @@ kmsg "TX watchdog: rxe0's transmit stalled by a plug qdisc on va"
 # rxe completes a UD send once its datagram is queued on va, but stops
 # taking sends while 64 of its datagrams wait there: a plugged qdisc stops
 # the send completions as a hung adapter would.
-# tx_timeout IF: the kernel's count of transmit timeouts of IF's queue 0.
+# tx_timeouts: the kernel's count of transmit timeouts of $IB1's queues,
+# summed (the flood goes to whichever queue its CPU or hash picks).
 tx_timeouts() {
-	ns_exec n1 cat "/sys/class/net/$IB1/queues/tx-0/tx_timeout"
+	ns_exec n1 sh -c "cat /sys/class/net/$IB1/queues/tx-*/tx_timeout" |
+		awk '{ n += $1 } END { print n + 0 }'
 }
 tx_timed_out_since() {
 	(($(tx_timeouts) > $1))
@@ -416,6 +424,78 @@ wait_for 10 "n2's neighbour entry for 10.1.0.1 to carry $new" \
 	bash -c "ip -n n2 neigh show 10.1.0.1 dev $IB2 | grep -q 'lladdr $new'"
 check_ping n2 10.1.0.1
 check_ping n2 fd00::1
+
+kmsg "transmit queues: ethtool -l/-L, XPS, our broadcast from a second QP"
+# txq_counts NS IF: "MAX CURRENT" of ethtool -l's TX line.
+txq_counts() {
+	ns_exec "$1" ethtool -l "$2" |
+		awk '/^Pre-set/ { s = "max" } /^Current/ { s = "cur" }
+			$1 == "TX:" { v[s] = $2 } END { print v["max"], v["cur"] }'
+}
+check ns_exec n1 ethtool -l "$IB1"
+read -r qmax qcur <<< "$(txq_counts n1 "$IB1")"
+ncpu=$(nproc)
+((qmax == (ncpu < 16 ? ncpu : 16))) || fail "ethtool -l: TX maximum $qmax, not one a CPU ($ncpu)"
+((qmax >= 2)) || fail "$ncpu CPU(s): no second transmit queue to test"
+((qcur >= 1 && qcur <= qmax)) || fail "ethtool -l: $qcur transmit queues in use"
+check_fails ns_exec n1 ethtool -L "$IB1" tx $((qmax + 1))
+check_fails ns_exec n1 ethtool -L "$IB1" rx 2
+check ns_exec n1 ethtool -L "$IB1" tx 2
+[[ $(txq_counts n1 "$IB1") == "$qmax 2" ]] || fail "ethtool -l after -L tx 2: $(txq_counts n1 "$IB1")"
+[[ $(ns_exec n1 ls "/sys/class/net/$IB1/queues" | grep -c '^tx-') == 2 ]] ||
+	fail "$IB1 has not 2 tx queues in sysfs"
+wait_for 30 "carrier on $IB1 in n1" has_carrier n1 "$IB1"
+check_ping n1 10.1.0.2
+# XPS: what CPU 0 sends goes to queue 0, CPU 1's to queue 1.
+ns_exec n1 sh -c "echo 1 > /sys/class/net/$IB1/queues/tx-0/xps_cpus &&
+	echo 2 > /sys/class/net/$IB1/queues/tx-1/xps_cpus" || fail "cannot set XPS on $IB1"
+for q in 0 1; do
+	before=$(eth_stat n1 "$IB1" "tx${q}_packets") || fail "ethtool -S: no tx${q}_packets"
+	check ns_exec n1 taskset -c "$q" ping -c 5 -i 0.2 -W 2 10.1.0.2
+	after=$(eth_stat n1 "$IB1" "tx${q}_packets")
+	log "CPU $q's pings: tx${q}_packets $before -> $after"
+	((after - before >= 5)) || fail "CPU $q's 5 pings did not go on queue $q ($before -> $after)"
+done
+# Our multicast comes back to queue 0's QP (rxe loops it back), from
+# queue 1's QPN: dropped as ours (drop_loopback), as queue 0's are.
+for ns in n1 n2; do
+	ns_exec "$ns" sysctl -qw net.ipv4.icmp_echo_ignore_broadcasts=0
+done
+loop=$(eth_stat n1 "$IB1" drop_loopback)
+out=$(ns_exec n1 taskset -c 1 ping -b -c 3 -i 0.3 -W 2 10.1.0.255 2>&1) || true
+echo "$out"
+[[ $out == *"from 10.1.0.2"* ]] || fail "n2 did not answer the broadcast ping sent on queue 1"
+loopback_reached() {
+	(($(eth_stat n1 "$IB1" drop_loopback) >= $1))
+}
+wait_for 10 "n1's broadcast from queue 1 to come back and be dropped as its own" \
+	loopback_reached $((loop + 3))
+for ns in n1 n2; do
+	ns_exec "$ns" sysctl -qw net.ipv4.icmp_echo_ignore_broadcasts=1
+done
+# Four TCP streams from CPU 1: queue 1 carries them.
+before=$(eth_stat n1 "$IB1" tx1_packets)
+ns_exec n2 timeout 60 iperf3 -s -1 -p 5211 > /tmp/l.server 2>&1 &
+spid=$!
+wait_for 30 "the iperf3 server in n2" ns_tcp_listening n2 5211
+check ns_exec n1 timeout 60 taskset -c 1 iperf3 -c 10.1.0.2 -p 5211 -P 4 -t 3 -f m
+wait "$spid" || fail "iperf3 server in n2 exited $?"
+after=$(eth_stat n1 "$IB1" tx1_packets)
+log "iperf3 -P 4 from CPU 1: tx1_packets +$((after - before))"
+((after - before >= 1000)) || fail "iperf3 -P 4 from CPU 1: only $((after - before)) sends on queue 1"
+check ns_exec n1 ethtool -S "$IB1"
+check ns_exec n1 ethtool -L "$IB1" tx "$qcur"
+[[ $(txq_counts n1 "$IB1") == "$qmax $qcur" ]] || fail "ethtool -l after -L tx $qcur: $(txq_counts n1 "$IB1")"
+if ((qcur == 1)); then
+	ns_exec n1 ethtool -S "$IB1" | grep -q '^ *tx1_packets:' &&
+		fail "ethtool -S: tx1_packets with one queue"
+fi
+wait_for 30 "carrier on $IB1 in n1" has_carrier n1 "$IB1"
+new=$(link_addr n1 "$IB1")
+wait_for 10 "n2's neighbour entry for 10.1.0.1 to carry $new" \
+	bash -c "ip -n n2 neigh show 10.1.0.1 dev $IB2 | grep -q 'lladdr $new'"
+check_ping n1 10.1.0.2
+check_ping n2 10.1.0.1
 
 kmsg "counters"
 for pair in "n1 $IB1" "n2 $IB2"; do
