@@ -98,9 +98,13 @@ static void ipn_qp_repkey(struct ipn_priv *priv)
 		netdev_info(priv->dev, "P_Key 0x%04x gone from the port: the QP stops receiving\n",
 			    priv->wire_pkey);
 	ipn_cm_stop(priv);
-	netif_tx_disable(priv->dev);
+	/*
+	 * TX NAPI off first: it wakes stopped queues, and none may wake
+	 * once netif_tx_disable() has let the last transmit finish.
+	 */
 	napi_disable(&priv->rx_napi);
 	ipn_tx_napi_disable(priv);
+	netif_tx_disable(priv->dev);
 	ipn_qp_down(priv);
 	if (ipn_qp_up(priv)) {
 		/* As after a TX timeout: stop and open again, or close. */

@@ -190,6 +190,12 @@ int ipn_stop(struct net_device *dev)
 	ipc_link_stop(&priv->link, &r);
 	spin_unlock_bh(&priv->lock);
 	ipn_link_apply(priv, &r);
+	/*
+	 * Again: TX NAPI may have woken a queue before up went false. From
+	 * here no transmit is between its check of up and its post, and
+	 * none wakes a queue (ipn_tx_poll tests up).
+	 */
+	netif_tx_disable(dev);
 	ipn_cm_stop(priv);		/* TX NAPI reaps the flushed sends */
 	ipn_mcast_destroy_all(priv);
 	ipn_path_destroy_all(priv);

@@ -287,10 +287,17 @@ static int ipn_ib_attach(struct ipn_priv *priv, struct ipn_mcast *mc)
 		struct ib_qp_attr attr = {
 			.qkey = be32_to_cpu(mc->rec.qkey),
 		};
+		unsigned int q;
 
-		ret = ib_modify_qp(priv->qp, &attr, IB_QP_QKEY);
-		if (ret)
-			return ret;
+		/*
+		 * Every transmit queue's QP: a Q_Key with the high bit set
+		 * (controlled) is sent from the QP's own, not the WR's.
+		 */
+		for (q = 0; q < priv->txq_count; q++) {
+			ret = ib_modify_qp(priv->txq[q].qp, &attr, IB_QP_QKEY);
+			if (ret)
+				return ret;
+		}
 		priv->qkey = attr.qkey;
 		priv->bcast_rec = mc->rec;
 		priv->bcast_rec_valid = true;

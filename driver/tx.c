@@ -745,9 +745,14 @@ int ipn_tx_poll(struct napi_struct *napi, int budget)
 		if (!ipn_tx_in_ring(txq, READ_ONCE(txq->ah_wait_pos)))
 			ipn_ah_kick(txq);
 	}
+	/*
+	 * Not once ipn_stop() stopped the queues (review M1): up goes false
+	 * after netif_tx_disable(), and a wake here in between would let
+	 * transmits in while the rings are being drained.
+	 */
 	if (unlikely(netif_tx_queue_stopped(nq)) &&
 	    txq->head - READ_ONCE(txq->tail) <= priv->tx_size / 2 &&
-	    netif_carrier_ok(dev)) {
+	    netif_carrier_ok(dev) && READ_ONCE(priv->up)) {
 		__netif_tx_lock(nq, smp_processor_id());
 		if (netif_tx_queue_stopped(nq))
 			netif_tx_wake_queue(nq);
@@ -796,7 +801,13 @@ void ipn_tx_ring_drain(struct ipn_txq *txq)
 	/* Sends never posted (pending) never complete. */
 	while (txq->head - txq->pending != txq->tail &&
 	       time_before(jiffies, end)) {
-		if (!ipn_tx_reap(txq, 0))
+		int n;
+
+		/* As in NAPI: the queue's counters have one writer context. */
+		local_bh_disable();
+		n = ipn_tx_reap(txq, 0);
+		local_bh_enable();
+		if (!n)
 			usleep_range(1000, 2000);
 	}
 	for (i = 0; i < priv->tx_size; i++) {

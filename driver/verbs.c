@@ -56,7 +56,12 @@ static void ipn_txqs_destroy(struct ipn_priv *priv, unsigned int from)
  */
 static int ipn_txq_create(struct ipn_priv *priv, struct ipn_txq *txq)
 {
-	struct ib_cq_init_attr cq_attr = { .cqe = priv->tx_size };
+	/* Their completions spread over the adapter's interrupts. */
+	struct ib_cq_init_attr cq_attr = {
+		.cqe = priv->tx_size,
+		.comp_vector = txq->index %
+			       max_t(u32, priv->ca->num_comp_vectors, 1),
+	};
 	struct ib_qp_init_attr qp_attr = {};
 
 	txq->ring = kvcalloc(priv->tx_size, sizeof(*txq->ring), GFP_KERNEL);

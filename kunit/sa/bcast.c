@@ -14,7 +14,10 @@ static void sa_bcast_join(struct kunit *test)
 {
 	struct ipn_priv *priv = ((struct kt_ctx *)test->priv)->priv;
 	const u8 *bgid = priv->ifid.bcast_gid;
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr attr;
 	struct kt_join *j;
+	unsigned int q;
 
 	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_count_joins(bgid) > 0));
 	KUNIT_EXPECT_FALSE(test, netif_carrier_ok(priv->dev));
@@ -32,6 +35,16 @@ static void sa_bcast_join(struct kunit *test)
 					netif_carrier_ok(priv->dev)));
 	KUNIT_EXPECT_EQ(test, kt_mc_state(priv, bgid), IPC_MC_JOINED);
 	KUNIT_EXPECT_EQ(test, priv->qkey, KT_QKEY);
+	/*
+	 * And every transmit queue's QP (issue 23): with a controlled Q_Key
+	 * (high bit set) a send goes with its QP's own, not the WR's.
+	 */
+	KUNIT_EXPECT_GE(test, priv->txq_count, 2u);
+	for (q = 0; q < priv->txq_count; q++) {
+		KUNIT_ASSERT_EQ(test, ib_query_qp(priv->txq[q].qp, &attr,
+						  IB_QP_QKEY, &init), 0);
+		KUNIT_EXPECT_EQ_MSG(test, attr.qkey, KT_QKEY, "queue %u", q);
+	}
 	KUNIT_EXPECT_TRUE(test, priv->bcast_rec_valid);
 	KUNIT_EXPECT_EQ(test, priv->dev->max_mtu, 2044u);
 	KUNIT_EXPECT_EQ(test, ipn_stat(priv, mc_joins), 1u);
