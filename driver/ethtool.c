@@ -253,11 +253,7 @@ static void ipn_get_ethtool_stats(struct net_device *dev,
 	for (q = 0; q < priv->txq_count; q++) {
 		const struct ipn_txq *txq = &priv->txq[q];
 
-		do {
-			start = u64_stats_fetch_begin(&txq->syncp);
-			data[0] = u64_stats_read(&txq->packets);
-			data[1] = u64_stats_read(&txq->bytes);
-		} while (u64_stats_fetch_retry(&txq->syncp, start));
+		ipn_txq_stats_read(priv, q, q + 1, &data[0], &data[1]);
 		do {
 			start = u64_stats_fetch_begin(&txq->xsyncp);
 			data[2] = u64_stats_read(&txq->stops);

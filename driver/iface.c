@@ -272,15 +272,14 @@ static int ipn_dev_register(struct ipn_priv *priv)
 
 /*
  * The number of transmit queues the next ipn_verbs_create() makes, and
- * the stack's real number. The datapath is down. rtnl held.
+ * the stack's real number: 1 to txq_max (ipn_dev_set_txqs checked it).
+ * The datapath is down. rtnl held.
  */
 static int ipn_set_txq_count(struct ipn_priv *priv, unsigned int count)
 {
 	int ret;
 
 	ASSERT_RTNL();
-	if (!count || count > priv->txq_max)
-		return -EINVAL;
 	ret = netif_set_real_num_tx_queues(priv->dev, count);
 	if (!ret)
 		priv->txq_count = count;

@@ -864,6 +864,8 @@ u64 ipn_stat_sum(struct ipn_priv *priv, size_t off);
 #define IPN_N_STATS (37 + IPC_R_COUNT - 1)
 void ipn_stats_name(unsigned int i, u8 *buf, size_t len);
 void ipn_stats_values(struct ipn_priv *priv, u64 *data);
+void ipn_txq_stats_read(struct ipn_priv *priv, unsigned int from,
+			unsigned int to, u64 *packets, u64 *bytes);
 void ipn_get_stats64(struct net_device *dev, struct rtnl_link_stats64 *st);
 #ifdef IPN_HAVE_QSTATS
 extern const struct netdev_stat_ops ipn_stat_ops;

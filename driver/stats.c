@@ -14,8 +14,8 @@
  * counters read together. The queues count them, not the per-CPU
  * counters: their NAPI is their one writer, and qstats-get gives them.
  */
-static void ipn_txq_stats_read(struct ipn_priv *priv, unsigned int from,
-			       unsigned int to, u64 *packets, u64 *bytes)
+void ipn_txq_stats_read(struct ipn_priv *priv, unsigned int from,
+			unsigned int to, u64 *packets, u64 *bytes)
 {
 	unsigned int q, start;
 	u64 p, b;

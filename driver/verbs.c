@@ -30,12 +30,12 @@ static void ipn_qp_event(struct ib_event *ev, void *ctx)
 	}
 }
 
-/* Queues [from, priv->txq_count): their QP, CQ and ring, last first. */
-static void ipn_txqs_destroy(struct ipn_priv *priv, unsigned int from)
+/* Every transmit queue's QP, CQ and ring (those made), last first. */
+static void ipn_txqs_destroy(struct ipn_priv *priv)
 {
 	unsigned int q = priv->txq_count;
 
-	while (q-- > from) {
+	while (q--) {
 		struct ipn_txq *txq = &priv->txq[q];
 
 		if (txq->qp)
@@ -124,7 +124,7 @@ int ipn_verbs_create(struct ipn_priv *priv)
 	}
 	priv->qp = priv->txq[0].qp;
 	priv->ifid.qpn = priv->qp->qp_num;
-	/* Multicast they send comes back to priv->qp: ours (RFC 4391 s9.1). */
+	/* Multicast they send comes back to priv->qp: the core knows it ours. */
 	for (q = 1; q < priv->txq_count; q++)
 		priv->ifid.send_qpn[q - 1] = priv->txq[q].qp->qp_num;
 	priv->ifid.send_qpns = priv->txq_count - 1;
@@ -136,7 +136,7 @@ int ipn_verbs_create(struct ipn_priv *priv)
 	return 0;
 
 err_txqs:
-	ipn_txqs_destroy(priv, 0);
+	ipn_txqs_destroy(priv);
 	ib_destroy_cq(priv->recv_cq);
 err_pd:
 	ib_dealloc_pd(priv->pd);
@@ -167,7 +167,7 @@ void ipn_verbs_destroy(struct ipn_priv *priv)
 {
 	if (!priv->qp)
 		return;		/* a failed ring resize left none */
-	ipn_txqs_destroy(priv, 0);
+	ipn_txqs_destroy(priv);
 	ib_destroy_cq(priv->recv_cq);
 	/*
 	 * Review M2: a reap work already running may have spliced the list

@@ -79,10 +79,6 @@ unsigned int ipn_kunit_xmit_train(struct ipn_priv *priv, const u8 *daddr,
 /* The same with len bytes of data of type proto. */
 void ipn_kunit_xmit_frame(struct ipn_priv *priv, const u8 *daddr, u16 proto,
 			  const void *data, unsigned int len);
-/* The same on transmit queue q (its lock, its queue mapping). */
-void ipn_kunit_xmit_frame_on(struct ipn_priv *priv, unsigned int q,
-			     const u8 *daddr, u16 proto, const void *data,
-			     unsigned int len);
 
 /*
  * Control-path faults (kunit/fault_test.c): from arm(n) on, the n-th

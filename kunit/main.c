@@ -132,26 +132,19 @@ static unsigned int kt_xmit_skbs(struct ipn_priv *priv, struct sk_buff **skbs,
 	return kt_xmit_skbs_on(priv, 0, skbs, n, last_more, posts);
 }
 
-static void kt_xmit(struct ipn_priv *priv, unsigned int q, const u8 *daddr,
-		    u16 proto, const void *data, unsigned int len)
+static void kt_xmit(struct ipn_priv *priv, const u8 *daddr, u16 proto,
+		    const void *data, unsigned int len)
 {
 	struct sk_buff *skb = kt_skb(priv, daddr, proto, data, len);
 
 	if (skb)
-		kt_xmit_skbs_on(priv, q, &skb, 1, false, NULL);
+		kt_xmit_skbs(priv, &skb, 1, false, NULL);
 }
 
 void ipn_kunit_xmit_frame(struct ipn_priv *priv, const u8 *daddr, u16 proto,
 			  const void *data, unsigned int len)
 {
-	kt_xmit(priv, 0, daddr, proto, data, len);
-}
-
-void ipn_kunit_xmit_frame_on(struct ipn_priv *priv, unsigned int q,
-			     const u8 *daddr, u16 proto, const void *data,
-			     unsigned int len)
-{
-	kt_xmit(priv, q, daddr, proto, data, len);
+	kt_xmit(priv, daddr, proto, data, len);
 }
 
 /* An IPv4 frame of 64 bytes to ip_dst. */
@@ -250,15 +243,10 @@ int ipn_kunit_set_txqs(struct ipn_priv *priv, unsigned int n)
 /* The sends transmit queue q of priv completed (ethtool -S txN_packets). */
 u64 ipn_kunit_txq_packets(struct ipn_priv *priv, unsigned int q)
 {
-	const struct ipn_txq *txq = &priv->txq[q];
-	unsigned int start;
-	u64 n;
+	u64 packets, bytes;
 
-	do {
-		start = u64_stats_fetch_begin(&txq->syncp);
-		n = u64_stats_read(&txq->packets);
-	} while (u64_stats_fetch_retry(&txq->syncp, start));
-	return n;
+	ipn_txq_stats_read(priv, q, q + 1, &packets, &bytes);
+	return packets;
 }
 
 /*

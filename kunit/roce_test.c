@@ -1041,19 +1041,6 @@ static void roce_tx_ah_retire_mixed(struct kunit *test)
 	kt_post_and_reaped(test, a, b, ip, rx + 2);
 }
 
-/* An IPv4 frame of 64 bytes to ip_dst, for the _frame_ senders. */
-static void kt_ip_frame(u8 *f, __be32 ip_dst)
-{
-	struct iphdr *ip = (struct iphdr *)f;
-
-	memset(f, 0, 64);
-	ip->version = 4;
-	ip->ihl = 5;
-	ip->ttl = 1;
-	ip->tot_len = htons(64);
-	ip->daddr = ip_dst;
-}
-
 /*
  * Issue 23's transmit queues (ethtool -L tx 2): a second UD QP on the
  * same P_Key index, in RTS, its QPN in the core's list of ours. A frame
@@ -1071,7 +1058,6 @@ static void roce_tx_queues(struct kunit *test)
 	struct ib_qp_init_attr init;
 	struct ib_qp_attr attr;
 	u64 rx, p1, loop;
-	u8 f[64];
 	int i;
 
 	KUNIT_ASSERT_GE_MSG(test, a->txq_max, 2u,
@@ -1099,9 +1085,7 @@ static void roce_tx_queues(struct kunit *test)
 
 	loop = ipn_stat_drop(a, IPC_R_LOOPBACK);
 	rx = ipn_stat(b, rx_packets);
-	kt_ip_frame(f, htonl(0x0a6300ff));
-	ipn_kunit_xmit_frame_on(a, 1, a->dev->broadcast, ETH_P_IP, f,
-				sizeof(f));
+	ipn_kunit_xmit_on(a, 1, a->dev->broadcast, htonl(0x0a6300ff));
 	KUNIT_EXPECT_TRUE(test, kt_rx_reached(b, rx + 1));
 	for (i = 0; i < 40 && ipn_stat_drop(a, IPC_R_LOOPBACK) == loop; i++)
 		msleep(50);
