@@ -57,10 +57,17 @@ bool ipn_kunit_fault(void);
 struct ipn_priv;
 #ifdef IPN_KUNIT
 bool ipn_kunit_rx_post_fails(const struct ipn_priv *priv);
+bool ipn_kunit_rx_alloc_fails(const struct ipn_priv *priv);
 unsigned int ipn_kunit_tx_post_cut(const struct ipn_priv *priv,
 				   unsigned int n);
 #else
 static inline bool ipn_kunit_rx_post_fails(const struct ipn_priv *priv)
+{
+	return false;
+}
+
+/* A receive allocation (skb or page) of priv that KUnit makes fail. */
+static inline bool ipn_kunit_rx_alloc_fails(const struct ipn_priv *priv)
 {
 	return false;
 }
@@ -285,6 +292,7 @@ struct ipn_stats {
 	u64 sa_delayed;		/* of them, held back by it first */
 	u64 sa_delay_ms;	/* the time they were held, summed */
 	u64 tx_posts;		/* UD send batches posted (tx.c) */
+	u64 rx_alloc_fail;	/* frames dropped: no skb or page for them */
 	struct u64_stats_sync syncp;	/* last: only u64 counters before it */
 };
 
@@ -861,7 +869,7 @@ void ipn_drop(struct ipn_priv *priv, struct sk_buff *skb, int reason, bool tx);
 void ipn_stats_read(struct ipn_priv *priv, struct ipn_stats *sum);
 u64 ipn_stat_sum(struct ipn_priv *priv, size_t off);
 /* The counters of ethtool -S: 37 named, then one per drop reason. */
-#define IPN_N_STATS (37 + IPC_R_COUNT - 1)
+#define IPN_N_STATS (38 + IPC_R_COUNT - 1)
 void ipn_stats_name(unsigned int i, u8 *buf, size_t len);
 void ipn_stats_values(struct ipn_priv *priv, u64 *data);
 void ipn_txq_stats_read(struct ipn_priv *priv, unsigned int from,
@@ -993,6 +1001,7 @@ int ipn_rx_page_map(struct ipn_priv *priv, struct page_pool *pool, gfp_t gfp,
 		    struct page **page, u64 *addr);
 void ipn_rx_page_free(struct ipn_priv *priv, struct page_pool *pool,
 		      struct page *page, u64 addr);
+void ipn_rx_alloc_failed(struct ipn_priv *priv);
 int ipn_rx_ring_init(struct ipn_priv *priv);
 void ipn_rx_ring_free(struct ipn_priv *priv);
 int ipn_rx_poll(struct napi_struct *napi, int budget);

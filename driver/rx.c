@@ -66,6 +66,17 @@ void ipn_rx_page_free(struct ipn_priv *priv, struct page_pool *pool,
 		__free_page(page);
 }
 
+/*
+ * A received frame dropped for want of an skb or a page to replace the
+ * one it used (the slot goes back as it was): rx_dropped, and qstats'
+ * rx-alloc-fail. UD's ring and connected mode's SRQ alike.
+ */
+void ipn_rx_alloc_failed(struct ipn_priv *priv)
+{
+	ipn_inc(priv, rx_dropped);
+	ipn_inc(priv, rx_alloc_fail);
+}
+
 /* A page from the pool for slot's SGE 1, mapped for the device. */
 static int ipn_rx_page(struct ipn_priv *priv, struct ipn_rx_slot *slot,
 		       gfp_t gfp)
@@ -315,18 +326,21 @@ static void ipn_rx_one(struct ipn_priv *priv, struct ib_wc *wc, bool drain)
 	}
 	ib_dma_sync_single_for_cpu(priv->ca, ipn_rx_head_addr(priv, i),
 				   IPN_RX_HEAD, DMA_FROM_DEVICE);
-	skb = napi_alloc_skb(&priv->rx_napi, min_t(unsigned int, len, IPN_RX_HEAD));
+	skb = ipn_kunit_rx_alloc_fails(priv) ? NULL :
+	      napi_alloc_skb(&priv->rx_napi,
+			     min_t(unsigned int, len, IPN_RX_HEAD));
 	if (unlikely(!skb)) {
-		ipn_inc(priv, rx_dropped);
+		ipn_rx_alloc_failed(priv);
 		goto repost;
 	}
 	if (len <= IPN_RX_HEAD) {
 		skb_put_data(skb, ipn_rx_head(priv, i), len);
 		goto repost;
 	}
-	if (unlikely(ipn_rx_page(priv, &fresh, GFP_ATOMIC))) {
+	if (unlikely(ipn_kunit_rx_alloc_fails(priv) ||
+		     ipn_rx_page(priv, &fresh, GFP_ATOMIC))) {
 		dev_kfree_skb_any(skb);
-		ipn_inc(priv, rx_dropped);
+		ipn_rx_alloc_failed(priv);
 		skb = NULL;
 		goto repost;
 	}

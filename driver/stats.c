@@ -102,7 +102,7 @@ static const struct {
 	IPN_COUNTER(path_mac_changes),
 	IPN_COUNTER(sa_requests),
 	IPN_COUNTER(sa_delayed), IPN_COUNTER(sa_delay_ms),
-	IPN_COUNTER(tx_posts),
+	IPN_COUNTER(tx_posts), IPN_COUNTER(rx_alloc_fail),
 #undef IPN_COUNTER
 };
 
@@ -164,6 +164,7 @@ static void ipn_qstats_rx(struct net_device *dev, int idx,
 	ipn_stats_read(netdev_priv(dev), &sum);
 	rx->packets = sum.rx_packets;
 	rx->bytes = sum.rx_bytes;
+	rx->alloc_fail = sum.rx_alloc_fail;
 }
 
 static void ipn_qstats_tx(struct net_device *dev, int idx,
@@ -188,6 +189,7 @@ static void ipn_qstats_base(struct net_device *dev,
 			   &bytes);
 	rx->packets = 0;
 	rx->bytes = 0;
+	rx->alloc_fail = 0;
 	tx->packets = packets;
 	tx->bytes = bytes;
 }

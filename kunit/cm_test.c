@@ -466,6 +466,19 @@ static bool kt_b_connected(struct kt_cm *c)
 	       atomic_read(&c->from_b) >= 1;
 }
 
+/* B on the peer device, connected to A by its first frame (tapped). */
+static struct ipn_priv *kt_b_connect(struct kunit *test, struct kt_cm *c)
+{
+	struct ipn_priv *b = kt_cm_if(test, c->peer_ca, &c->b);
+
+	kt_tap_start(c);
+	memcpy(c->to, c->a->dev->dev_addr, IPC_ADDR_LEN);
+	ipn_kunit_xmit(b, c->to, KT_IP_B);
+	KUNIT_ASSERT_TRUE_MSG(test, kt_wait(c, KT_CONNECT_MS, kt_b_connected),
+			      "B -> A: not connected");
+	return b;
+}
+
 /* B2's REQ refused, its frame through all the same. */
 static bool kt_b2_fell_back(struct kt_cm *c)
 {
@@ -560,6 +573,7 @@ static void kt_cm_exit(struct kunit *test)
 
 	if (!c)
 		return;
+	ipn_kunit_rx_alloc_fail_at(NULL, 0);
 	if (c->tapped)
 		dev_remove_pack(&c->tap);
 	kt_if_destroy(c->b2);
@@ -984,12 +998,7 @@ static void cm_rx_nd_in_pages(struct kunit *test)
 	u64 rc, bad;
 
 	KUNIT_ASSERT_NOT_NULL(test, f);
-	b = kt_cm_if(test, c->peer_ca, &c->b);
-	kt_tap_start(c);
-	memcpy(c->to, a->dev->dev_addr, IPC_ADDR_LEN);
-	ipn_kunit_xmit(b, c->to, KT_IP_B);
-	KUNIT_ASSERT_TRUE_MSG(test, kt_wait(c, KT_CONNECT_MS, kt_b_connected),
-			      "B -> A: not connected");
+	b = kt_b_connect(test, c);
 	rc = ipn_stat(a, cm_rx_packets);
 	bad = ipn_stat_drop(a, IPC_R_BAD_ADDR);
 
@@ -1010,6 +1019,62 @@ static void cm_rx_nd_in_pages(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ipn_stat(b, cm_connects), 1u);
 }
 
+/*
+ * Connected mode's receive short of memory (GFP_ATOMIC, in NAPI): no skb
+ * to copy a small frame into; no pages to replace those a large frame
+ * filled; pages taken, then no skb (they go back: kmemleak). Each time
+ * the frame is dropped and counted (rx_dropped, rx_alloc_fail: qstats'
+ * rx-alloc-fail), the SRQ slot is posted again as it was, and the next
+ * frame comes through over the same connection.
+ */
+static void cm_rx_alloc_fails(struct kunit *test)
+{
+	struct kt_cm *c = test->priv;
+	struct ipn_priv *a = c->a, *b;
+	static const struct {
+		unsigned int len;	/* 0: a 64-byte IPv4 frame */
+		int at;
+	} tries[] = { { 0, 1 }, { 344, 1 }, { 344, 2 } };
+	u8 *f = kunit_kzalloc(test, 344, GFP_KERNEL);
+	u64 rc, dropped, failed;
+	unsigned int k, n;
+
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	b = kt_b_connect(test, c);
+	kt_ns_padded(f, 344, b->dev->dev_addr);
+	for (k = 0; k < ARRAY_SIZE(tries); k++) {
+		kunit_info(test, "%u bytes, allocation %d fails\n",
+			   tries[k].len ? tries[k].len : 64, tries[k].at);
+		rc = ipn_stat(a, cm_rx_packets);
+		dropped = ipn_stat(a, rx_dropped);
+		failed = ipn_stat(a, rx_alloc_fail);
+		ipn_kunit_rx_alloc_fail_at(a, tries[k].at);
+		for (n = 0; n < 2; n++) {
+			if (tries[k].len)
+				ipn_kunit_xmit_frame(b, c->to, ETH_P_IPV6, f,
+						     tries[k].len);
+			else
+				ipn_kunit_xmit(b, c->to, KT_IP_B);
+			if (n)
+				break;
+			KUNIT_ASSERT_TRUE_MSG(test, ipn_kunit_rx_alloc_failed(),
+					      "A received nothing in 2 s");
+			KUNIT_EXPECT_EQ(test, ipn_stat(a, rx_alloc_fail),
+					failed + 1);
+			KUNIT_EXPECT_EQ(test, ipn_stat(a, rx_dropped),
+					dropped + 1);
+			KUNIT_EXPECT_EQ(test, ipn_stat(a, cm_rx_packets), rc);
+		}
+		KUNIT_EXPECT_TRUE_MSG(test,
+				      kt_until(2000,
+					       ipn_stat(a, cm_rx_packets) > rc),
+				      "the next frame did not come through");
+		KUNIT_EXPECT_EQ(test, ipn_stat(a, rx_alloc_fail), failed + 1);
+	}
+	KUNIT_EXPECT_EQ(test, ipn_stat(b, cm_connects), 1u);
+	KUNIT_EXPECT_EQ(test, ipn_stat(a, cm_accepts), 1u);
+}
+
 static struct kunit_case ipn_cm_cases[] = {
 	KUNIT_CASE(cm_accept_and_cap),
 	KUNIT_CASE(cm_rx_idle_reaped),
@@ -1018,6 +1083,7 @@ static struct kunit_case ipn_cm_cases[] = {
 	KUNIT_CASE(cm_tx_bounded),
 	KUNIT_CASE(cm_late_completion),
 	KUNIT_CASE(cm_rx_nd_in_pages),
+	KUNIT_CASE(cm_rx_alloc_fails),
 	{}
 };
 

@@ -62,6 +62,14 @@ struct ipn_kunit_path ipn_kunit_path(struct ipn_priv *priv, const u8 *gid);
 int ipn_kunit_genl_msg(struct ipn_priv *priv, const u8 *gid, const u8 *mgid,
 		       struct sk_buff *skb);
 
+/*
+ * priv's n-th receive allocation (an skb or a page, in NAPI) from now
+ * fails, once (n 0, priv NULL: none). ipn_kunit_rx_alloc_failed() waits
+ * up to 2 s for it, disarms, and tells whether it failed.
+ */
+void ipn_kunit_rx_alloc_fail_at(const struct ipn_priv *priv, int n);
+bool ipn_kunit_rx_alloc_failed(void);
+
 /* Send one IPv4 frame to the 20-byte address daddr, as the stack does. */
 void ipn_kunit_xmit(struct ipn_priv *priv, const u8 *daddr, __be32 ip_dst);
 void ipn_kunit_xmit_on(struct ipn_priv *priv, unsigned int q, const u8 *daddr,

@@ -71,6 +71,35 @@ struct ib_device *ipn_kunit_get_peer_ibdev(struct kunit *test)
 	return ca;
 }
 
+/*
+ * Receive allocations (skb, page) of kt_rx_alloc_victim: the
+ * kt_rx_alloc_at-th from now fails, once.
+ */
+static const struct ipn_priv *kt_rx_alloc_victim;
+static atomic_t kt_rx_alloc_at = ATOMIC_INIT(0);
+
+bool ipn_kunit_rx_alloc_fails(const struct ipn_priv *priv)
+{
+	return priv == READ_ONCE(kt_rx_alloc_victim) &&
+	       atomic_dec_if_positive(&kt_rx_alloc_at) == 0;
+}
+
+void ipn_kunit_rx_alloc_fail_at(const struct ipn_priv *priv, int n)
+{
+	atomic_set(&kt_rx_alloc_at, n);
+	WRITE_ONCE(kt_rx_alloc_victim, n ? priv : NULL);
+}
+
+bool ipn_kunit_rx_alloc_failed(void)
+{
+	int i;
+
+	for (i = 0; i < 40 && atomic_read(&kt_rx_alloc_at) > 0; i++)
+		msleep(50);
+	WRITE_ONCE(kt_rx_alloc_victim, NULL);
+	return !atomic_xchg(&kt_rx_alloc_at, 0);
+}
+
 /* A frame of len bytes of type proto to the 20-byte address daddr. */
 static struct sk_buff *kt_skb(struct ipn_priv *priv, const u8 *daddr,
 			      u16 proto, const void *data, unsigned int len)

@@ -116,6 +116,7 @@ static void kt_roce_exit(struct kunit *test)
 
 	WRITE_ONCE(kt_rx_post_victim, NULL);
 	atomic_set(&kt_rx_post_fail, 0);
+	ipn_kunit_rx_alloc_fail_at(NULL, 0);
 	WRITE_ONCE(kt_tx_cut_victim, NULL);
 	atomic_set(&kt_tx_cut, -1);
 	WRITE_ONCE(kt_qp_failing_victim, NULL);
@@ -1105,6 +1106,76 @@ static void roce_tx_queues(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ipn_kunit_set_txqs(a, was), 0);
 }
 
+/*
+ * B's n-th receive allocation from now fails while A sends it a frame of
+ * len bytes (an IPv4 header, then zeros): true once it did.
+ */
+static bool kt_rx_alloc_fail_on(struct ipn_priv *a, struct ipn_priv *b,
+				int n, u8 *frame, unsigned int len)
+{
+	struct iphdr *ip = (struct iphdr *)frame;
+
+	memset(frame, 0, len);
+	ip->version = 4;
+	ip->ihl = 5;
+	ip->ttl = 1;
+	ip->tot_len = htons(len);
+	ip->daddr = htonl(0x0a630002);
+	ipn_kunit_rx_alloc_fail_at(b, n);
+	ipn_kunit_xmit_frame(a, b->dev->dev_addr, ETH_P_IP, frame, len);
+	return ipn_kunit_rx_alloc_failed();
+}
+
+/*
+ * A received frame for which NAPI gets no skb, or no page to put in the
+ * slot in place of the one the frame filled (GFP_ATOMIC, under memory
+ * pressure): the frame is dropped, counted in rx_dropped and
+ * rx_alloc_fail (qstats' rx-alloc-fail, which pp_alloc_fail.py reads),
+ * and the slot is posted again as it was: the ring stays full, the QP
+ * runs, the next frame arrives. 64 bytes: the skb fails; 1024 (past the
+ * 256-byte head, so the page is the frame's): first the skb, then the
+ * page with the skb already taken (it must not leak: kmemleak).
+ */
+static void roce_rx_alloc_fails(struct kunit *test)
+{
+	struct kt_roce *c = test->priv;
+	struct ipn_priv *a = c->priv, *b;
+	static const struct {
+		unsigned int len;
+		int at;
+	} cases[] = { { 64, 1 }, { 1024, 1 }, { 1024, 2 } };
+	unsigned int posted, k;
+	u64 rx, dropped, failed;
+	u8 *frame;
+
+	frame = kunit_kzalloc(test, 1024, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, frame);
+	b = kt_roce_tx_pair(test, htonl(0x0a630002));
+	for (k = 0; k < ARRAY_SIZE(cases); k++) {
+		kunit_info(test, "%u bytes, allocation %d fails\n",
+			   cases[k].len, cases[k].at);
+		rx = ipn_stat(b, rx_packets);
+		dropped = ipn_stat(b, rx_dropped);
+		failed = ipn_stat(b, rx_alloc_fail);
+		KUNIT_ASSERT_TRUE_MSG(test,
+				      kt_rx_alloc_fail_on(a, b, cases[k].at,
+							  frame, cases[k].len),
+				      "B received nothing in 2 s");
+		KUNIT_EXPECT_TRUE(test, kt_tx_idle(a));
+		KUNIT_EXPECT_EQ(test, ipn_stat(b, rx_alloc_fail), failed + 1);
+		KUNIT_EXPECT_EQ(test, ipn_stat(b, rx_dropped), dropped + 1);
+		KUNIT_EXPECT_EQ(test, ipn_stat(b, rx_packets), rx);
+		KUNIT_EXPECT_EQ(test, kt_roce_qp(b, &posted), IB_QPS_RTS);
+		KUNIT_EXPECT_EQ(test, posted, b->rx_size);
+
+		ipn_kunit_xmit_frame(a, b->dev->dev_addr, ETH_P_IP, frame,
+				     cases[k].len);
+		KUNIT_EXPECT_TRUE(test, kt_rx_reached(b, rx + 1));
+		KUNIT_EXPECT_EQ(test, ipn_stat(b, rx_alloc_fail), failed + 1);
+	}
+	KUNIT_EXPECT_EQ(test, ipn_stat(b, qp_errors), 0u);
+}
+
 static struct kunit_case ipn_roce_cases[] = {
 	KUNIT_CASE(roce_child_partition),
 	KUNIT_CASE(roce_cm_req_other_partition),
@@ -1119,6 +1190,7 @@ static struct kunit_case ipn_roce_cases[] = {
 	KUNIT_CASE(roce_qp_error_then_down_up),
 	KUNIT_CASE(roce_qp_failed_while_freed),
 	KUNIT_CASE(roce_rx_repost_fails),
+	KUNIT_CASE(roce_rx_alloc_fails),
 	KUNIT_CASE(roce_tx_batch),
 	KUNIT_CASE(roce_tx_post_fails),
 	KUNIT_CASE(roce_tx_ah_retired_by_ring),
