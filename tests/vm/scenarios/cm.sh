@@ -12,7 +12,9 @@
 #  b) a ping of 60000 bytes goes whole (one IP packet, no fragments: the
 #     IP counters prove it) over an RC connection each way: cm_connects,
 #     cm_accepts, cm_tx_packets and cm_rx_packets count it;
-#  c) iperf3 TCP over the connections, with 64 KB frames;
+#  c) iperf3 TCP over the connections, with 64 KB frames, from CPU 1 whose
+#     transmit queue (XPS) is tx-1: the frames go on queue 0, whose CQ
+#     the RC QPs complete on, and none over UD;
 #  d) a peer in datagram mode: n1 sends it datagrams (RFC 4391) of its
 #     link MTU; a large ping gets "fragmentation needed" from n1's own
 #     driver (ICMP, mtu 4092) and the stack fragments the next ones;
@@ -96,10 +98,34 @@ echo "$conns"
 grep -q "^tx .* state connected " <<< "$conns" || fail "conns shows no connected tx"
 grep -q "^rx .* idle_ms [0-9]" <<< "$conns" || fail "conns shows no rx connection"
 
-log "c) iperf3 over the connections"
-iperf3_run n2 10.1.0.2 n1 "$VM_OUT/cm-iperf3.txt" -t 5 -l 65000
+log "c) iperf3 over the connections, sent from CPU 1, whose queue is tx-1"
+# n1's frames to a C-bit peer go on transmit queue 0, whose CQ the RC QPs
+# complete on, from whichever CPU (ndo_select_queue); one that went on
+# queue 1 would go over UD, where 65000 bytes do not fit.
+ns_exec n1 test -d "/sys/class/net/$IB1/queues/tx-1" ||
+	fail "$IB1 has one transmit queue: the test VMs have two vCPUs, hence two"
+ns_exec n1 sh -c "echo 1 > /sys/class/net/$IB1/queues/tx-0/xps_cpus &&
+	echo 2 > /sys/class/net/$IB1/queues/tx-1/xps_cpus" ||
+	fail "cannot set XPS on $IB1"
+q0=$(eth_stat n1 "$IB1" tx0_packets) || fail "no tx0_packets on $IB1"
+q1=$(eth_stat n1 "$IB1" tx1_packets) || fail "no tx1_packets on $IB1"
+ct=$(eth_stat n1 "$IB1" cm_tx_packets)
+tb=$(eth_stat n1 "$IB1" drop_too_big)
+iperf3_run n2 10.1.0.2 n1 "$VM_OUT/cm-iperf3.txt" -t 5 -l 65000 -A 1
 mbps=$(iperf3_mbps "$VM_OUT/cm-iperf3.txt" receiver) || fail "no iperf3 summary"
-log "connected mode TCP: $mbps Mbit/s"
+q0=$(($(eth_stat n1 "$IB1" tx0_packets) - q0))
+q1=$(($(eth_stat n1 "$IB1" tx1_packets) - q1))
+ct=$(($(eth_stat n1 "$IB1" cm_tx_packets) - ct))
+log "connected mode TCP from CPU 1: $mbps Mbit/s; cm_tx_packets +$ct, tx0_packets +$q0, tx1_packets +$q1"
+((ct >= 1000)) || fail "only $ct frames over the connection"
+((q0 >= ct)) || fail "queue 0 counted $q0 sends, the connection $ct"
+# What may still go on queue 1: broadcast and multicast (no C bit).
+((q1 <= 20)) || fail "$q1 frames went on queue 1"
+[[ $(eth_stat n1 "$IB1" drop_too_big) == "$tb" ]] ||
+	fail "frames too big for UD: a connected frame went on queue 1"
+ns_exec n1 sh -c "echo 0 > /sys/class/net/$IB1/queues/tx-0/xps_cpus &&
+	echo 0 > /sys/class/net/$IB1/queues/tx-1/xps_cpus" ||
+	fail "cannot clear XPS on $IB1"
 check ip netns exec n1 ethtool -S "$IB1"
 
 log "d) a peer in datagram mode"
