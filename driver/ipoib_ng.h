@@ -66,7 +66,7 @@ static inline bool ipn_kunit_rx_post_fails(const struct ipn_priv *priv)
 	return false;
 }
 
-/* A receive allocation (skb or page) of priv that KUnit makes fail. */
+/* A receive allocation (ipn_rx_skb(), ipn_rx_page_map()) KUnit fails. */
 static inline bool ipn_kunit_rx_alloc_fails(const struct ipn_priv *priv)
 {
 	return false;
@@ -868,7 +868,7 @@ int ipn_get_vf_stats(struct net_device *dev, int vf,
 void ipn_drop(struct ipn_priv *priv, struct sk_buff *skb, int reason, bool tx);
 void ipn_stats_read(struct ipn_priv *priv, struct ipn_stats *sum);
 u64 ipn_stat_sum(struct ipn_priv *priv, size_t off);
-/* The counters of ethtool -S: 37 named, then one per drop reason. */
+/* The counters of ethtool -S: 38 named, then one per drop reason. */
 #define IPN_N_STATS (38 + IPC_R_COUNT - 1)
 void ipn_stats_name(unsigned int i, u8 *buf, size_t len);
 void ipn_stats_values(struct ipn_priv *priv, u64 *data);
@@ -1002,6 +1002,19 @@ int ipn_rx_page_map(struct ipn_priv *priv, struct page_pool *pool, gfp_t gfp,
 void ipn_rx_page_free(struct ipn_priv *priv, struct page_pool *pool,
 		      struct page *page, u64 addr);
 void ipn_rx_alloc_failed(struct ipn_priv *priv);
+
+/*
+ * An skb of len bytes for a frame NAPI received (UD's ring, the SRQ);
+ * with ipn_rx_page_map() the only receive allocations KUnit fails.
+ */
+static inline struct sk_buff *ipn_rx_skb(struct ipn_priv *priv,
+					 struct napi_struct *napi,
+					 unsigned int len)
+{
+	return ipn_kunit_rx_alloc_fails(priv) ? NULL :
+	       napi_alloc_skb(napi, len);
+}
+
 int ipn_rx_ring_init(struct ipn_priv *priv);
 void ipn_rx_ring_free(struct ipn_priv *priv);
 int ipn_rx_poll(struct napi_struct *napi, int budget);

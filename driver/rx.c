@@ -41,7 +41,11 @@ static u64 ipn_rx_head_addr(struct ipn_priv *priv, unsigned int i)
 int ipn_rx_page_map(struct ipn_priv *priv, struct page_pool *pool, gfp_t gfp,
 		    struct page **page, u64 *addr)
 {
-	*page = pool ? page_pool_alloc_pages(pool, gfp) : alloc_page(gfp);
+	if (ipn_kunit_rx_alloc_fails(priv))
+		*page = NULL;
+	else
+		*page = pool ? page_pool_alloc_pages(pool, gfp) :
+			       alloc_page(gfp);
 	if (!*page)
 		return -ENOMEM;
 	*addr = ib_dma_map_page(priv->ca, *page, 0, PAGE_SIZE,
@@ -326,9 +330,8 @@ static void ipn_rx_one(struct ipn_priv *priv, struct ib_wc *wc, bool drain)
 	}
 	ib_dma_sync_single_for_cpu(priv->ca, ipn_rx_head_addr(priv, i),
 				   IPN_RX_HEAD, DMA_FROM_DEVICE);
-	skb = ipn_kunit_rx_alloc_fails(priv) ? NULL :
-	      napi_alloc_skb(&priv->rx_napi,
-			     min_t(unsigned int, len, IPN_RX_HEAD));
+	skb = ipn_rx_skb(priv, &priv->rx_napi,
+			 min_t(unsigned int, len, IPN_RX_HEAD));
 	if (unlikely(!skb)) {
 		ipn_rx_alloc_failed(priv);
 		goto repost;
@@ -337,8 +340,7 @@ static void ipn_rx_one(struct ipn_priv *priv, struct ib_wc *wc, bool drain)
 		skb_put_data(skb, ipn_rx_head(priv, i), len);
 		goto repost;
 	}
-	if (unlikely(ipn_kunit_rx_alloc_fails(priv) ||
-		     ipn_rx_page(priv, &fresh, GFP_ATOMIC))) {
+	if (unlikely(ipn_rx_page(priv, &fresh, GFP_ATOMIC))) {
 		dev_kfree_skb_any(skb);
 		ipn_rx_alloc_failed(priv);
 		skb = NULL;

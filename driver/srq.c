@@ -127,8 +127,7 @@ static void ipn_cm_rx_one(struct ipn_priv *priv, struct ib_wc *wc)
 		 * back with its page, which no allocation (zeroed under
 		 * init_on_alloc) replaces (performance review s2.4).
 		 */
-		skb = ipn_kunit_rx_alloc_fails(priv) ? NULL :
-		      napi_alloc_skb(&priv->cm_napi, IPN_PSEUDO_LEN + len);
+		skb = ipn_rx_skb(priv, &priv->cm_napi, IPN_PSEUDO_LEN + len);
 		if (unlikely(!skb)) {
 			ipn_rx_alloc_failed(priv);
 			goto repost;
@@ -145,15 +144,13 @@ static void ipn_cm_rx_one(struct ipn_priv *priv, struct ib_wc *wc)
 	/* Fresh pages for those the frame used; short: drop, keep the old. */
 	n = DIV_ROUND_UP(len, PAGE_SIZE);
 	memset(&fresh, 0, sizeof(fresh));
-	if (unlikely(ipn_kunit_rx_alloc_fails(priv) ||
-		     ipn_srq_fill(priv, &fresh, priv->cm_pages - n,
+	if (unlikely(ipn_srq_fill(priv, &fresh, priv->cm_pages - n,
 				  GFP_ATOMIC))) {
 		ipn_srq_slot_free(priv, &fresh);
 		ipn_rx_alloc_failed(priv);
 		goto repost;
 	}
-	skb = ipn_kunit_rx_alloc_fails(priv) ? NULL :
-	      napi_alloc_skb(&priv->cm_napi, IPN_PSEUDO_LEN + IPN_CM_HEAD);
+	skb = ipn_rx_skb(priv, &priv->cm_napi, IPN_PSEUDO_LEN + IPN_CM_HEAD);
 	if (unlikely(!skb)) {
 		ipn_srq_slot_free(priv, &fresh);
 		ipn_rx_alloc_failed(priv);
