@@ -72,6 +72,9 @@ bool ipn_kunit_rx_alloc_failed(void);
 
 /* Send one IPv4 frame to the 20-byte address daddr, as the stack does. */
 void ipn_kunit_xmit(struct ipn_priv *priv, const u8 *daddr, __be32 ip_dst);
+/* The same, len (>= 20) bytes long: an IPv4 header, then zeros. */
+void ipn_kunit_xmit_ip(struct ipn_priv *priv, const u8 *daddr, __be32 ip_dst,
+		       unsigned int len);
 void ipn_kunit_xmit_on(struct ipn_priv *priv, unsigned int q, const u8 *daddr,
 		       __be32 ip_dst);
 u16 ipn_kunit_select_queue(struct ipn_priv *priv, const u8 *daddr, u32 hash);

@@ -100,7 +100,10 @@ bool ipn_kunit_rx_alloc_failed(void)
 	return !atomic_xchg(&kt_rx_alloc_at, 0);
 }
 
-/* A frame of len bytes of type proto to the 20-byte address daddr. */
+/*
+ * A frame of len bytes of type proto (data, or zeros if data is NULL) to
+ * the 20-byte address daddr.
+ */
 static struct sk_buff *kt_skb(struct ipn_priv *priv, const u8 *daddr,
 			      u16 proto, const void *data, unsigned int len)
 {
@@ -111,7 +114,10 @@ static struct sk_buff *kt_skb(struct ipn_priv *priv, const u8 *daddr,
 	if (!skb)
 		return NULL;
 	skb_reserve(skb, IPN_HARD_LEN);
-	skb_put_data(skb, data, len);
+	if (data)
+		skb_put_data(skb, data, len);
+	else
+		skb_put_zero(skb, len);
 	skb_reset_network_header(skb);
 	skb->dev = dev;
 	skb->protocol = htons(proto);
@@ -176,18 +182,22 @@ void ipn_kunit_xmit_frame(struct ipn_priv *priv, const u8 *daddr, u16 proto,
 	kt_xmit(priv, daddr, proto, data, len);
 }
 
-/* An IPv4 frame of 64 bytes to ip_dst. */
+/* An IPv4 frame of len (>= 20) bytes to ip_dst: a header, then zeros. */
 static struct sk_buff *kt_ip_skb(struct ipn_priv *priv, const u8 *daddr,
-				 __be32 ip_dst)
+				 __be32 ip_dst, unsigned int len)
 {
-	struct iphdr ip[4] = {};	/* 64 bytes */
+	struct sk_buff *skb = kt_skb(priv, daddr, ETH_P_IP, NULL, len);
+	struct iphdr *ip;
 
+	if (!skb)
+		return NULL;
+	ip = ip_hdr(skb);
 	ip->version = 4;
 	ip->ihl = 5;
 	ip->ttl = 1;
-	ip->tot_len = htons(sizeof(ip));
+	ip->tot_len = htons(len);
 	ip->daddr = ip_dst;
-	return kt_skb(priv, daddr, ETH_P_IP, ip, sizeof(ip));
+	return skb;
 }
 
 /* Send one IPv4 frame to the 20-byte address daddr, as the stack does. */
@@ -196,11 +206,21 @@ void ipn_kunit_xmit(struct ipn_priv *priv, const u8 *daddr, __be32 ip_dst)
 	ipn_kunit_xmit_train(priv, daddr, ip_dst, 1, false, NULL);
 }
 
+/* An IPv4 frame of len (>= 20) bytes to ip_dst, on transmit queue 0. */
+void ipn_kunit_xmit_ip(struct ipn_priv *priv, const u8 *daddr, __be32 ip_dst,
+		       unsigned int len)
+{
+	struct sk_buff *skb = kt_ip_skb(priv, daddr, ip_dst, len);
+
+	if (skb)
+		kt_xmit_skbs(priv, &skb, 1, false, NULL);
+}
+
 /* The same on transmit queue q. */
 void ipn_kunit_xmit_on(struct ipn_priv *priv, unsigned int q, const u8 *daddr,
 		       __be32 ip_dst)
 {
-	struct sk_buff *skb = kt_ip_skb(priv, daddr, ip_dst);
+	struct sk_buff *skb = kt_ip_skb(priv, daddr, ip_dst, 64);
 
 	if (skb)
 		kt_xmit_skbs_on(priv, q, &skb, 1, false, NULL);
@@ -213,7 +233,7 @@ void ipn_kunit_xmit_on(struct ipn_priv *priv, unsigned int q, const u8 *daddr,
  */
 u16 ipn_kunit_select_queue(struct ipn_priv *priv, const u8 *daddr, u32 hash)
 {
-	struct sk_buff *skb = kt_ip_skb(priv, daddr, htonl(0x0a630063));
+	struct sk_buff *skb = kt_ip_skb(priv, daddr, htonl(0x0a630063), 64);
 	u16 q;
 
 	if (!skb)
@@ -233,7 +253,7 @@ unsigned int ipn_kunit_xmit_train(struct ipn_priv *priv, const u8 *daddr,
 
 	n = min_t(unsigned int, n, ARRAY_SIZE(skbs));
 	for (i = 0; i < n; i++) {
-		skbs[i] = kt_ip_skb(priv, daddr, ip_dst);
+		skbs[i] = kt_ip_skb(priv, daddr, ip_dst, 64);
 		if (!skbs[i])
 			break;
 	}

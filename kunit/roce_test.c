@@ -1107,22 +1107,14 @@ static void roce_tx_queues(struct kunit *test)
 }
 
 /*
- * B's n-th receive allocation from now fails while A sends it a frame of
- * len bytes (an IPv4 header, then zeros): true once it did.
+ * B's n-th receive allocation from now fails while A sends it an IPv4
+ * frame of len bytes: true once it did.
  */
 static bool kt_rx_alloc_fail_on(struct ipn_priv *a, struct ipn_priv *b,
-				int n, u8 *frame, unsigned int len)
+				int n, unsigned int len)
 {
-	struct iphdr *ip = (struct iphdr *)frame;
-
-	memset(frame, 0, len);
-	ip->version = 4;
-	ip->ihl = 5;
-	ip->ttl = 1;
-	ip->tot_len = htons(len);
-	ip->daddr = htonl(0x0a630002);
 	ipn_kunit_rx_alloc_fail_at(b, n);
-	ipn_kunit_xmit_frame(a, b->dev->dev_addr, ETH_P_IP, frame, len);
+	ipn_kunit_xmit_ip(a, b->dev->dev_addr, htonl(0x0a630002), len);
 	return ipn_kunit_rx_alloc_failed();
 }
 
@@ -1146,10 +1138,7 @@ static void roce_rx_alloc_fails(struct kunit *test)
 	} cases[] = { { 64, 1 }, { 1024, 1 }, { 1024, 2 } };
 	unsigned int posted, k;
 	u64 rx, dropped, failed;
-	u8 *frame;
 
-	frame = kunit_kzalloc(test, 1024, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, frame);
 	b = kt_roce_tx_pair(test, htonl(0x0a630002));
 	for (k = 0; k < ARRAY_SIZE(cases); k++) {
 		kunit_info(test, "%u bytes, allocation %d fails\n",
@@ -1159,7 +1148,7 @@ static void roce_rx_alloc_fails(struct kunit *test)
 		failed = ipn_stat(b, rx_alloc_fail);
 		KUNIT_ASSERT_TRUE_MSG(test,
 				      kt_rx_alloc_fail_on(a, b, cases[k].at,
-							  frame, cases[k].len),
+							  cases[k].len),
 				      "B received nothing in 2 s");
 		KUNIT_EXPECT_TRUE(test, kt_tx_idle(a));
 		KUNIT_EXPECT_EQ(test, ipn_stat(b, rx_alloc_fail), failed + 1);
@@ -1168,8 +1157,8 @@ static void roce_rx_alloc_fails(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, kt_roce_qp(b, &posted), IB_QPS_RTS);
 		KUNIT_EXPECT_EQ(test, posted, b->rx_size);
 
-		ipn_kunit_xmit_frame(a, b->dev->dev_addr, ETH_P_IP, frame,
-				     cases[k].len);
+		ipn_kunit_xmit_ip(a, b->dev->dev_addr, htonl(0x0a630002),
+				  cases[k].len);
 		KUNIT_EXPECT_TRUE(test, kt_rx_reached(b, rx + 1));
 		KUNIT_EXPECT_EQ(test, ipn_stat(b, rx_alloc_fail), failed + 1);
 	}
