@@ -624,6 +624,14 @@ if_stat() {
 	ip netns exec "$1" cat "/sys/class/net/$2/statistics/$3"
 }
 
+# xps NS IF MASK0 MASK1: XPS of IF's transmit queues 0 and 1 (CPU masks
+# in hex; 0 0: none, the stack hashes flows to queues again).
+xps() {
+	ns_exec "$1" sh -c "echo $3 > /sys/class/net/$2/queues/tx-0/xps_cpus &&
+		echo $4 > /sys/class/net/$2/queues/tx-1/xps_cpus" ||
+		fail "cannot set XPS $3 $4 on $2 in $1"
+}
+
 # eth_stat NS IF NAME: one of the driver's counters (ethtool -S).
 eth_stat() {
 	ip netns exec "$1" ethtool -S "$2" | awk -v k="$3:" '$1 == k { print $2; f = 1 } END { exit !f }'

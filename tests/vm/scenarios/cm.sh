@@ -104,9 +104,7 @@ log "c) iperf3 over the connections, sent from CPU 1, whose queue is tx-1"
 # queue 1 would go over UD, where 65000 bytes do not fit.
 ns_exec n1 test -d "/sys/class/net/$IB1/queues/tx-1" ||
 	fail "$IB1 has one transmit queue: the test VMs have two vCPUs, hence two"
-ns_exec n1 sh -c "echo 1 > /sys/class/net/$IB1/queues/tx-0/xps_cpus &&
-	echo 2 > /sys/class/net/$IB1/queues/tx-1/xps_cpus" ||
-	fail "cannot set XPS on $IB1"
+xps n1 "$IB1" 1 2
 q0=$(eth_stat n1 "$IB1" tx0_packets) || fail "no tx0_packets on $IB1"
 q1=$(eth_stat n1 "$IB1" tx1_packets) || fail "no tx1_packets on $IB1"
 ct=$(eth_stat n1 "$IB1" cm_tx_packets)
@@ -123,9 +121,7 @@ log "connected mode TCP from CPU 1: $mbps Mbit/s; cm_tx_packets +$ct, tx0_packet
 ((q1 <= 20)) || fail "$q1 frames went on queue 1"
 [[ $(eth_stat n1 "$IB1" drop_too_big) == "$tb" ]] ||
 	fail "frames too big for UD: a connected frame went on queue 1"
-ns_exec n1 sh -c "echo 0 > /sys/class/net/$IB1/queues/tx-0/xps_cpus &&
-	echo 0 > /sys/class/net/$IB1/queues/tx-1/xps_cpus" ||
-	fail "cannot clear XPS on $IB1"
+xps n1 "$IB1" 0 0
 check ip netns exec n1 ethtool -S "$IB1"
 
 log "d) a peer in datagram mode"

@@ -447,8 +447,7 @@ check ns_exec n1 ethtool -L "$IB1" tx 2
 wait_for 30 "carrier on $IB1 in n1" has_carrier n1 "$IB1"
 check_ping n1 10.1.0.2
 # XPS: what CPU 0 sends goes to queue 0, CPU 1's to queue 1.
-ns_exec n1 sh -c "echo 1 > /sys/class/net/$IB1/queues/tx-0/xps_cpus &&
-	echo 2 > /sys/class/net/$IB1/queues/tx-1/xps_cpus" || fail "cannot set XPS on $IB1"
+xps n1 "$IB1" 1 2
 for q in 0 1; do
 	before=$(eth_stat n1 "$IB1" "tx${q}_packets") || fail "ethtool -S: no tx${q}_packets"
 	check ns_exec n1 taskset -c "$q" ping -c 5 -i 0.2 -W 2 10.1.0.2
