@@ -16,6 +16,8 @@
 #   ethtool      -i (driver, bus), link (speed of va), -g (ring sizes), -S
 #                (counters agree with the kernel's, every drop reason listed)
 #   ethtool -c/-C -C refused on rxe (no CQ moderation) with its message;
+#                the kernel's NAPI deferral (napi_defer_hard_irqs,
+#                gro_flush_timeout) honoured: pings wait for its timer;
 #                -G rounds up, refuses < 16, and resizes twice while
 #                iperf3 runs: TCP survives, the QPN changes, n2's
 #                neighbour follows (no stale entry)
@@ -388,6 +390,36 @@ echo "$out"
 err=$(ns_exec n1 ethtool -C "$IB1" rx-usecs 10 2>&1) && fail "ethtool -C succeeded on rxe"
 log "ethtool -C: $err"
 [[ $err == *"no completion moderation"* ]] || fail "ethtool -C: no extack message: $err"
+
+# The kernel's interrupt deferral (napi_defer_hard_irqs, gro_flush_timeout):
+# a NAPI poll that did work re-arms its CQ only when napi_complete_done()
+# says so, otherwise the kernel polls again from a timer. With a 300 ms
+# timeout on n1, pings 0.2 s apart wait there for the timer (no event
+# came): their round trips are tens of milliseconds, none lost; set back,
+# round trips are short again. A driver that re-arms after every poll
+# (the in-tree one) answers each at once.
+# napi_defer NS IF N TIMEOUT_NS
+napi_defer() {
+	check ns_exec "$1" sh -c "echo $3 > /sys/class/net/$2/napi_defer_hard_irqs && echo $4 > /sys/class/net/$2/gro_flush_timeout"
+}
+# rtt_median NS ADDR: the median round trip (ms) of 6 pings 0.2 s apart.
+rtt_median() {
+	local out
+	out=$(ns_exec "$1" ping -c 6 -i 0.2 -W 5 "$2" 2>&1) || { echo "$out" >&2; fail "ping $2 from $1 failed"; }
+	echo "$out" >&2
+	grep -q ' 0% packet loss' <<< "$out" || fail "ping $2 from $1 lost packets"
+	grep -o 'time=[0-9.]*' <<< "$out" | cut -d= -f2 | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
+napi_defer n1 "$IB1" 1 300000000
+rtt=$(rtt_median n2 10.1.0.1)
+log "napi_defer_hard_irqs 1, gro_flush_timeout 300 ms on $IB1: median round trip $rtt ms"
+awk -v r="$rtt" 'BEGIN { exit !(r >= 50) }' ||
+	fail "with interrupt deferral on $IB1 the median round trip is $rtt ms: the CQ was re-armed"
+napi_defer n1 "$IB1" 0 0
+rtt=$(rtt_median n2 10.1.0.1)
+log "deferral off: median round trip $rtt ms"
+awk -v r="$rtt" 'BEGIN { exit !(r < 50) }' || fail "deferral off, the median round trip is still $rtt ms"
+
 err=$(ns_exec n1 ethtool -G "$IB1" rx 8 2>&1) && fail "ethtool -G rx 8 succeeded"
 [[ $err == *"at least 16"* ]] || fail "ethtool -G rx 8: no extack message: $err"
 # ring_sizes NS IF: "RX TX" of ethtool -g's current settings.
