@@ -33,6 +33,7 @@ setup_ipoib_netns_pair
 
 # ip_stat NS FIELD: a counter of the Ip: line of /proc/net/snmp.
 ip_stat() {
+	# shellcheck disable=SC2016 # awk's own fields
 	ip netns exec "$1" awk -v k="$2" '$1 == "Ip:" { if (!n) { for (i = 2; i <= NF; i++) h[i] = $i; n = 1 } else for (i = 2; i <= NF; i++) if (h[i] == k) print $i }' /proc/net/snmp
 }
 
@@ -45,7 +46,7 @@ mode_of() {
 # refused, and ping and n1's route learn UD's MTU, 4092.
 told_ud_mtu() {
 	local out route
-	out=$(ns_exec n1 ping -c 2 -i 0.5 -W 3 -s 8000 -M do 10.1.0.2 2>&1) || true
+	out=$(ns_exec n1 ping -c 2 -i 0.5 -W 3 -s 8000 -M "do" 10.1.0.2 2>&1) || true
 	echo "$out"
 	route=$(ip -n n1 route get 10.1.0.2)
 	echo "$route"
@@ -59,6 +60,7 @@ log "a) connected mode by sysfs and by netlink"
 check ip netns exec n1 sh -c "echo connected > /sys/class/net/$IB1/mode"
 check ip -n n2 link set dev "$IB2" type ipoib mode connected
 for side in "n1 $IB1" "n2 $IB2"; do
+	# shellcheck disable=SC2086 # "NS IF": split on purpose
 	set -- $side
 	m=$(ip netns exec "$1" cat "/sys/class/net/$2/mode")
 	[[ $m == connected ]] || fail "sysfs mode of $2 is '$m'"
@@ -75,11 +77,12 @@ dmesg | grep -q "$IB1: connected mode, MTU 65520" || fail "no log line for $IB1'
 
 log "b) 60000-byte pings go whole over RC connections"
 frag1=$(ip_stat n1 FragCreates)
-check_ping n1 10.1.0.2 -s 60000 -M do
-check_ping n2 10.1.0.1 -s 60000 -M do
-check_ping n1 fd00::2 -6 -s 60000 -M do
+check_ping n1 10.1.0.2 -s 60000 -M "do"
+check_ping n2 10.1.0.1 -s 60000 -M "do"
+check_ping n1 fd00::2 -6 -s 60000 -M "do"
 [[ $(ip_stat n1 FragCreates) == "$frag1" ]] || fail "n1 fragmented IP packets"
 for side in "n1 $IB1" "n2 $IB2"; do
+	# shellcheck disable=SC2086 # "NS IF": split on purpose
 	set -- $side
 	c=$(eth_stat "$1" "$2" cm_connects)
 	a=$(eth_stat "$1" "$2" cm_accepts)

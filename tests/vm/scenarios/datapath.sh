@@ -123,9 +123,9 @@ before=$(if_stat n1 "$IB1" rx_packets)
 stats=$(ns_exec n1 ethtool -S "$IB1")
 after=$(if_stat n1 "$IB1" rx_packets)
 echo "$stats"
-rx=$(awk '$1 == "rx_packets:" { print $2 }' <<< "$stats")
-((before <= rx && rx <= after)) ||
-	fail "ethtool -S rx_packets $rx is not between the kernel's $before and $after"
+rx_eth=$(awk '$1 == "rx_packets:" { print $2 }' <<< "$stats")
+((before <= rx_eth && rx_eth <= after)) ||
+	fail "ethtool -S rx_packets $rx_eth is not between the kernel's $before and $after"
 for c in tx_packets mc_joins path_queries path_evictions drop_loopback drop_queue_full \
 	drop_link_down drop_path_table_full; do
 	grep -q "^ *$c: [0-9]" <<< "$stats" || fail "ethtool -S: no counter $c"
