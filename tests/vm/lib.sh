@@ -385,6 +385,16 @@ check_ping() {
 	grep -q ' 0% packet loss' <<< "$out" || fail "ping $addr from $ns lost packets"
 }
 
+# ping_times FILE: "icmp_seq ms" for each reply in ping's output FILE.
+ping_times() {
+	awk '{ s = ""; t = ""
+		for (i = 1; i <= NF; i++) {
+			if ($i ~ /^icmp_seq=/) s = substr($i, 10)
+			if ($i ~ /^time=/) t = substr($i, 6)
+		}
+		if (t != "") print s, t }' "$1"
+}
+
 # setup_ipoib_netns_bare: IB1 and IB2, the interfaces of rxe0 and rxe1,
 # moved into n1 and n2, down, without addresses. Module parameters, if
 # any, come from IPOIB_PARAMS ("name=value ...").
