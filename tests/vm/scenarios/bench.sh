@@ -30,7 +30,8 @@
 # payload) and one way at 64 bytes (kpps), all from the receiving
 # device's counter over a window the script times (the same ruler for
 # raw and IPoIB); busy CPU ns per received packet over that window
-# (/proc/stat; under `run.sh --icount`, guest instructions per packet);
+# (/proc/stat, raw's kernel time only; under `run.sh --icount`, guest
+# instructions per packet) and NET_RX + TASKLET softirqs per packet;
 # TCP goodput both ways (iperf3's, at the receiver), in datagram and in
 # connected mode; idle round trips (ping every 0.2 s against
 # ib_send_lat -e) and back-to-back ones (ping -A against busy-polling
@@ -166,11 +167,11 @@ rx_count() {
 # the clock, /proc/stat and /proc/softirqs read by bash itself, so that
 # no fork falls inside the window; kernel ticks leave out user mode (and
 # steal); softirqs counts the NET_RX and TASKLET ones run on all CPUs
-# (each CQ event is one of each: rxe calls the CQ's handler from a
+# (on 6.1, each CQ event is one of each: rxe calls the CQ's handler from a
 # tasklet, the handler schedules NAPI).
 snap() {
-	local t=$EPOCHREALTIME cpu user nice sys irq sirq steal rest name n k=0
-	read -r cpu user nice sys _ _ irq sirq steal rest < /proc/stat
+	local t=$EPOCHREALTIME user nice sys irq sirq steal rest name n k=0
+	read -r _ user nice sys _ _ irq sirq steal rest < /proc/stat
 	while read -r name rest; do
 		[[ $name == NET_RX: || $name == TASKLET: ]] || continue
 		for n in $rest; do k=$((k + n)); done
@@ -180,8 +181,9 @@ snap() {
 
 # window_start PATTERN VARIANT SIDE: in the background, once a process
 # whose command line matches PATTERN runs, WARM s later and WINDOW s after
-# that, snap into /tmp/window. window_end: wait for it and print
-# "pps busy_ns_per_packet kernel_ns_per_packet softirqs_per_packet".
+# that, snap into /tmp/window. window_end: wait for it and set W_PPS,
+# W_CPU (busy ns per packet), W_KCPU (kernel ns per packet) and W_SIRQ
+# (softirqs per packet).
 window_start() {
 	rm -f /tmp/window
 	(
@@ -195,12 +197,22 @@ window_start() {
 	WINDOW_PID=$!
 }
 window_end() {
+	local out
 	wait "$WINDOW_PID" || fail "the measuring window did not complete"
 	[[ -s /tmp/window ]] || fail "no measuring window"
-	awk -v tck="$TCK" '{ dt = $6 - $1; dp = $9 - $4; db = $7 - $2; dk = $8 - $3; ds = $10 - $5
+	# Two snaps of five numbers each, or the figures would shift.
+	out=$(awk -v tck="$TCK" 'NF != 10 { exit 1 } { for (i = 1; i <= 10; i++) if ($i !~ /^[0-9.]+$/) exit 1 }
+		{ dt = $6 - $1; dp = $9 - $4; db = $7 - $2; dk = $8 - $3; ds = $10 - $5
 		if (dt <= 0 || dp <= 0) { print "0 0 0 0"; exit }
 		printf "%.1f %.0f %.0f %.2f\n", dp / dt, db * 1e9 / tck / dp / npi,
-			dk * 1e9 / tck / dp / npi, ds / dp }' npi="$NS_PER_INSN" /tmp/window
+			dk * 1e9 / tck / dp / npi, ds / dp }' npi="$NS_PER_INSN" /tmp/window) ||
+		fail "the measuring window is not two snaps: $(< /tmp/window)"
+	read -r W_PPS W_CPU W_KCPU W_SIRQ <<< "$out"
+}
+# window_counted WHAT: window_end, and packets were counted over it.
+window_counted() {
+	window_end
+	awk -v p="$W_PPS" 'BEGIN { exit !(p > 0) }' || fail "no packets counted over $1"
 }
 
 # --- raw verbs -----------------------------------------------------------------
@@ -231,14 +243,14 @@ perftest_pair() {
 # verbs' work (post_send, rxe's requester and responder, the veth pair
 # under them) is all kernel time.
 raw_rate() {
-	local r=$1 snd=$2 rcv=$3 size=$4 metric=$5 pps cpu
+	local r=$1 snd=$2 rcv=$3 size=$4 metric=$5
 	window_start "ib_send_bw -c UD -d rxe$snd" raw "$rcv"
 	perftest_pair ib_send_bw "$rcv" "$snd" /tmp/bw.log -s "$size" -D "$((DURATION + 1))"
-	read -r pps _ cpu sirq < <(window_end)
-	awk -v p="$pps" 'BEGIN { exit !(p > 0) }' || { cat /tmp/bw.log.server; fail "no packets counted for ib_send_bw"; }
-	sample "$r" raw "$metric" "$(rate_figure "$metric" "$pps")"
-	sample "$r" raw "cpu_$metric" "$cpu"
-	sample "$r" raw "sirq_$metric" "$sirq"
+	window_end
+	awk -v p="$W_PPS" 'BEGIN { exit !(p > 0) }' || { cat /tmp/bw.log.server; fail "no packets counted for ib_send_bw"; }
+	sample "$r" raw "$metric" "$(rate_figure "$metric" "$W_PPS")"
+	sample "$r" raw "cpu_$metric" "$W_KCPU"
+	sample "$r" raw "sirq_$metric" "$W_SIRQ"
 }
 
 # rate_figure METRIC PPS: udp_* in Mbit/s of 4096-byte IB payloads,
@@ -257,15 +269,16 @@ rate_figure() {
 # calibration of its cycle counter sometimes fails and it prints "inf":
 # such a run is done again, once.
 raw_lat() {
-	local r=$1 mode opts try
+	local r=$1 mode opts try p50 p99
 	for mode in b2b idle; do
 		opts=()
 		[[ $mode == idle ]] && opts=(-e)
 		for try in 1 2; do
 			perftest_pair ib_send_lat 0 1 /tmp/lat.log -s 128 -n "$LAT_ITERS" "${opts[@]}"
 			p50='' p99=''
+			# (read fails on no line: not an error here, under set -e)
 			read -r p50 p99 < <(awk '$1 == 128 && NF >= 8 && $5 ~ /^[0-9.]+$/ && $8 ~ /^[0-9.]+$/ &&
-				$5 > 0 { printf "%.1f %.1f\n", $5 * 2, $8 * 2 }' /tmp/lat.log)
+				$5 > 0 { printf "%.1f %.1f\n", $5 * 2, $8 * 2 }' /tmp/lat.log) || true
 			[[ -z $p99 ]] || break
 			cat /tmp/lat.log
 			((try == 1)) || fail "no figure from ib_send_lat"
@@ -293,7 +306,7 @@ ip_pair() {
 # ns per data packet received (ACKs included in the cost; not for the
 # veth pair, whose packets are 64 KiB GSO ones).
 iperf() {
-	local r=$1 v=$2 kind=$3 snd=$4 rcv=$5 opts=() mbps pps cpu metric
+	local r=$1 v=$2 kind=$3 snd=$4 rcv=$5 opts=() mbps metric
 	ip_pair "$v"
 	metric=${kind}_$((snd - 1))$((rcv - 1))
 	case $kind in
@@ -308,31 +321,35 @@ iperf() {
 		mbps=$(iperf3_mbps /tmp/iperf.log receiver) || fail "no iperf3 figure"
 		sample "$r" "$v" "$metric" "$mbps"
 		[[ $v != stack ]] || return 0
-		read -r pps cpu _ _ < <(window_end)
-		awk -v p="$pps" 'BEGIN { exit !(p > 0) }' || fail "no packets counted over $v"
-		sample "$r" "$v" "cpu_$metric" "$cpu"
+		window_counted "$v"
+		sample "$r" "$v" "cpu_$metric" "$W_CPU"
 		return
 	fi
-	read -r pps cpu _ sirq < <(window_end)
-	awk -v p="$pps" 'BEGIN { exit !(p > 0) }' || fail "no packets counted over $v"
-	sample "$r" "$v" "$metric" "$(rate_figure "$metric" "$pps")"
-	sample "$r" "$v" "cpu_$metric" "$cpu"
-	sample "$r" "$v" "sirq_$metric" "$sirq"
+	window_counted "$v"
+	sample "$r" "$v" "$metric" "$(rate_figure "$metric" "$W_PPS")"
+	sample "$r" "$v" "cpu_$metric" "$W_CPU"
+	sample "$r" "$v" "sirq_$metric" "$W_SIRQ"
+}
+
+# rtt_p50_p99: of ping_times' lines, p50 and p99 in us (nothing when
+# there are none).
+rtt_p50_p99() {
+	sort -k2,2n | awk '{ v[NR] = $2 } END { if (NR) printf "%.0f %.0f\n",
+		v[int((NR + 1) / 2)] * 1000, v[int(NR * 0.99 + 0.999)] * 1000 }'
 }
 
 # pings ROUND VARIANT: round trips from side 2 to side 1, per packet:
 # idle (25 every 0.2 s) and back to back (ping -A, 500), p50 and p99 in us.
 pings() {
-	local r=$1 v=$2 mode opts
+	local r=$1 v=$2 mode opts p50 p99
 	ip_pair "$v"
 	for mode in idle b2b; do
 		if [[ $mode == idle ]]; then opts=(-c 25 -i 0.2); else opts=(-A -c 500); fi
 		ip netns exec "${NS[1]}" taskset -c "$TX_CPU" timeout 120 \
 			ping -W 5 "${opts[@]}" "${ADDR[0]}" > /tmp/ping.log 2>&1 ||
 			{ cat /tmp/ping.log; fail "ping over $v failed"; }
-		read -r p50 p99 < <(grep -o 'time=[0-9.]*' /tmp/ping.log | cut -d= -f2 | sort -n |
-			awk '{ v[NR] = $1 } END { if (NR) printf "%.0f %.0f\n",
-				v[int((NR + 1) / 2)] * 1000, v[int(NR * 0.99 + 0.999)] * 1000 }')
+		p50='' p99=''
+		read -r p50 p99 < <(ping_times /tmp/ping.log | rtt_p50_p99) || true
 		[[ -n ${p99:-} ]] || { cat /tmp/ping.log; fail "no round trips from ping over $v"; }
 		sample "$r" "$v" "rtt_${mode}_p50" "$p50"
 		sample "$r" "$v" "rtt_${mode}_p99" "$p99"
@@ -417,9 +434,7 @@ trace_pings() {
 			ip netns exec "${NS[1]}" taskset -c "$TX_CPU" timeout 60 \
 				ping -W 5 -c 25 "${opts[@]}" "${ADDR[0]}" > /tmp/ping.log 2>&1 ||
 				{ cat /tmp/ping.log; fail "ping over $v failed"; }
-			read -r p50 p99 < <(grep -o 'time=[0-9.]*' /tmp/ping.log | cut -d= -f2 | sort -n |
-				awk '{ v[NR] = $1 } END { if (NR) printf "%.0f %.0f\n",
-					v[int((NR + 1) / 2)] * 1000, v[int(NR * 0.99 + 0.999)] * 1000 }')
+			read -r p50 p99 < <(ping_times /tmp/ping.log | rtt_p50_p99)
 			printf '%-8s %-10s %8s %8s\n' "$v" "$i" "$p50" "$p99" >> "$out"
 		done
 	done
