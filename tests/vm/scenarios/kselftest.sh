@@ -80,6 +80,7 @@ EXPECTED=(
 	"6.12/csum.ipv6_tx_udp_csum_offload|skip|tx checksum offload|as the receive cases: no checksum offload on rxe"
 	"6.12/csum.ipv6_tx_udp_zero_checksum|skip|tx checksum offload|as the receive cases: no checksum offload on rxe"
 	"6.12/pp_alloc_fail.test_pp_alloc|skip|without function error injection|the interface reports rx-alloc-fail, but the test fails page pool allocations through fail_function, and Debian's kernels are built without CONFIG_FUNCTION_ERROR_INJECTION (KUnit roce_rx_alloc_fails fails them instead)"
+	"6.12/pp_alloc_fail.test_pp_alloc|fail|Traffic seems low|past the rx-alloc-fail check too, the suite wants 15 000 packets a second before it looks for fail_function; IPoIB over soft-RoCE under emulation reaches that on an idle host, not always on a loaded one (a clean check on 2026-11-29 saw 13 591)"
 	"6.12/rss_ctx.test_rss_key_indir|fail|Command failed: ethtool --json -c|RSS does not apply: one receive queue (one UD QP), no key or indirection table; the case stops before that, in Debian 12's ethtool 6.1, which has no --json for -c"
 	"6.12/rss_ctx.test_rss_queue_reconfigure|skip|Not enough queues|RSS does not apply: one receive queue (one UD QP), no key or indirection table"
 	"6.12/rss_ctx.test_rss_resize|fail|KeyError: 'combined-max'|RSS does not apply: one receive queue (one UD QP), no key or indirection table; the case stops at channels-get's combined-max, which an interface whose channels are transmit queues only (ethtool -l: TX, and RX 1) does not report"
@@ -116,7 +117,7 @@ run_suite() {
 	grep -v '^# Exception|  ' "$out" | sed 's/^/    /'
 	grep -q '^# Totals:' "$out" || fail "$suite did not run to its end (exit $rc)"
 	awk -v run="$run" '
-		/^# Exception\| [A-Za-z_.]*(Error|Failure|Exception): / { exc = substr($0, 14) }
+		/^# Exception\| [A-Za-z_.]*(Error|Failure|Exception|FailEx): / { exc = substr($0, 14) }
 		/^(not )?ok [0-9]+ / { print run "\t" $0 "\t" exc; exc = "" }
 	' "$out" >> "$RESULTS"
 	# check_down takes the interface down: IPv6 addresses go with it.
@@ -153,18 +154,24 @@ while IFS=$'\t' read -r run line exc; do
 		verdict=xfail msg=${line#* # XFAIL }
 	fi
 	seen[$name]=1
-	want=
+	# One of the case's entries must match (a case may list two ends).
+	want='' match=''
 	for e in "${EXPECTED[@]}"; do
-		[[ ${e%%|*} == "$name" ]] && want=$e
+		[[ ${e%%|*} == "$name" ]] || continue
+		want+="${want:+ or }${e#*|}"
+		IFS='|' read -r _ wverdict wmsg why <<< "$e"
+		if [[ $verdict == "$wverdict" && ($wverdict == pass || $msg == *"$wmsg"*) ]]; then
+			match=$e
+			break
+		fi
 	done
 	if [[ -z $want ]]; then
 		log "UNLISTED: [$run] $line${exc:+ ($exc)}"
 		bad=1
 		continue
 	fi
-	IFS='|' read -r _ wverdict wmsg why <<< "$want"
-	if [[ $verdict != "$wverdict" || ($wverdict != pass && $msg != *"$wmsg"*) ]]; then
-		log "WRONG: [$run] $line${msg:+ ($msg)}: expected $wverdict${wmsg:+: $wmsg}"
+	if [[ -z $match ]]; then
+		log "WRONG: [$run] $line${msg:+ ($msg)}: expected $want"
 		bad=1
 	elif [[ $verdict == pass ]]; then
 		log "pass  $name"
