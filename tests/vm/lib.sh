@@ -395,6 +395,13 @@ ping_times() {
 		if (t != "") print s, t }' "$1"
 }
 
+# rtt_p50_p99: of ping_times' lines, p50 and p99 in us (nothing when
+# there are none).
+rtt_p50_p99() {
+	sort -k2,2n | awk '{ v[NR] = $2 } END { if (NR) printf "%.0f %.0f\n",
+		v[int((NR + 1) / 2)] * 1000, v[int(NR * 0.99 + 0.999)] * 1000 }'
+}
+
 # setup_ipoib_netns_bare: IB1 and IB2, the interfaces of rxe0 and rxe1,
 # moved into n1 and n2, down, without addresses. Module parameters, if
 # any, come from IPOIB_PARAMS ("name=value ...").

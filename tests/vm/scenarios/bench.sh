@@ -331,13 +331,6 @@ iperf() {
 	sample "$r" "$v" "sirq_$metric" "$W_SIRQ"
 }
 
-# rtt_p50_p99: of ping_times' lines, p50 and p99 in us (nothing when
-# there are none).
-rtt_p50_p99() {
-	sort -k2,2n | awk '{ v[NR] = $2 } END { if (NR) printf "%.0f %.0f\n",
-		v[int((NR + 1) / 2)] * 1000, v[int(NR * 0.99 + 0.999)] * 1000 }'
-}
-
 # pings ROUND VARIANT: round trips from side 2 to side 1, per packet:
 # idle (25 every 0.2 s) and back to back (ping -A, 500), p50 and p99 in us.
 pings() {
