@@ -8,6 +8,7 @@
  * and refuses clearly what the device cannot do, which rtnetlink's VF
  * calls, having no extack, can only say through one log line.
  */
+#include <linux/capability.h>
 #include <linux/if_link.h>
 #include <rdma/ib_verbs.h>
 #include "ipoib_ng.h"
@@ -24,10 +25,18 @@ static int ipn_vf_count(struct net_device *dev)
 /*
  * 0 if the device's op (has_op: it has one) can be called for vf.
  * Otherwise the error, said when set (an administrator's command: one
- * line per command, rate-limited; rtnetlink dumps only read): a RoCE
- * port, a device that is itself a VF, a device without the op (rxe,
- * softib: no SR-IOV), or a VF index beyond those enabled (sriov_numvfs of
- * the parent: the device's op may not check it).
+ * line per command, rate-limited; rtnetlink dumps only read): a P_Key
+ * child, a caller without CAP_NET_ADMIN in the initial user namespace
+ * (set only), a RoCE port, a device that is itself a VF, a device
+ * without the op (rxe, softib: no SR-IOV), or a VF index beyond those
+ * enabled (sriov_numvfs of the parent: the device's op may not check it).
+ *
+ * Review 2026-12 H2: rtnetlink checks CAP_NET_ADMIN in the user namespace
+ * of the caller's network namespace only. The VFs belong to the whole
+ * adapter (other tenants' VMs and pods, the partitions the SM gives their
+ * port GUIDs), so a child, which is a partition's and may be a pod's,
+ * neither sets nor lists them, and the port's interface sets them only
+ * for the host's administrator, wherever its namespace is.
  */
 static int ipn_vf_check(struct net_device *dev, int vf, bool has_op,
 			bool set)
@@ -36,6 +45,17 @@ static int ipn_vf_check(struct net_device *dev, int vf, bool has_op,
 	struct ib_device *ca = priv->ca;
 	int n;
 
+	if (priv->parent) {
+		if (set && net_ratelimit())
+			netdev_warn(dev, "a P_Key child: set VFs through the port's interface, %s\n",
+				    priv->parent->dev->name);
+		return -EOPNOTSUPP;
+	}
+	if (set && !capable(CAP_NET_ADMIN)) {
+		if (net_ratelimit())
+			netdev_warn(dev, "setting VFs needs CAP_NET_ADMIN in the initial user namespace\n");
+		return -EPERM;
+	}
 	if (priv->roce) {
 		/*
 		 * mlx5 offers these ops on every physical function; on a RoCE

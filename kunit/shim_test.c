@@ -8,6 +8,7 @@
  */
 #define IPN_KUNIT 1
 #include <kunit/test.h>
+#include <linux/cred.h>
 #include <linux/etherdevice.h>
 #include <linux/if_arp.h>
 #include <linux/ip.h>
@@ -1016,6 +1017,63 @@ static void shim_sriov_refused(struct kunit *test)
 	rtnl_unlock();
 }
 
+/*
+ * Review 2026-12 H2: who may set the VFs. rtnetlink checks CAP_NET_ADMIN
+ * in the caller's own user namespace only, so a pod given a P_Key child,
+ * or the port's interface in its namespace, would reach every VF of the
+ * physical function. A child refuses the VF ops, sets and gets: the VFs
+ * are the port's, not a partition's. The port's interface sets them only
+ * for CAP_NET_ADMIN in the initial user namespace; it still lists them.
+ */
+static void shim_sriov_privilege(struct kunit *test)
+{
+	struct net_device *dev = kt_vf_netdev(test, &kt_vf_ops, true);
+	struct net_device *child = kt_vf_netdev(test, &kt_vf_ops, true);
+	const struct net_device_ops *ops = dev->netdev_ops;
+	struct ipn_priv *cpriv = netdev_priv(child);
+	struct ifla_vf_guid node = {}, port = {};
+	struct ifla_vf_stats stats = {};
+	struct ifla_vf_info ivf = {};
+	const struct cred *old;
+	struct cred *cred;
+	int ret;
+
+	cpriv->parent = netdev_priv(dev);
+	rtnl_lock();	/* as rtnetlink calls them; no ASSERT until unlocked */
+	ret = ops->ndo_set_vf_guid(child, 1, 0x42, IFLA_VF_IB_PORT_GUID);
+	KUNIT_EXPECT_EQ(test, ret, -EOPNOTSUPP);
+	ret = ops->ndo_set_vf_link_state(child, 1, IFLA_VF_LINK_STATE_DISABLE);
+	KUNIT_EXPECT_EQ(test, ret, -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, ops->ndo_get_vf_guid(child, 1, &node, &port),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, ops->ndo_get_vf_config(child, 1, &ivf),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, ops->ndo_get_vf_stats(child, 1, &stats),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, kt_vf.calls, 0);
+
+	/* The port's interface, CAP_NET_ADMIN lost: it lists, not sets. */
+	cred = prepare_creds();
+	KUNIT_ASSERT_NOT_NULL(test, cred);
+	cap_lower(cred->cap_effective, CAP_NET_ADMIN);
+	old = override_creds(cred);
+	ret = ops->ndo_set_vf_guid(dev, 1, 0x42, IFLA_VF_IB_PORT_GUID);
+	KUNIT_EXPECT_EQ(test, ret, -EPERM);
+	ret = ops->ndo_set_vf_link_state(dev, 1, IFLA_VF_LINK_STATE_DISABLE);
+	KUNIT_EXPECT_EQ(test, ret, -EPERM);
+	KUNIT_EXPECT_EQ(test, kt_vf.calls, 0);
+	KUNIT_EXPECT_EQ(test, ops->ndo_get_vf_config(dev, 1, &ivf), 0);
+	KUNIT_EXPECT_EQ(test, kt_vf.calls, 1);
+	revert_creds(old);
+	put_cred(cred);
+
+	/* With it, as in shim_sriov_ops. */
+	ret = ops->ndo_set_vf_link_state(dev, 1, IFLA_VF_LINK_STATE_DISABLE);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, kt_vf.calls, 2);
+	rtnl_unlock();
+}
+
 static struct kunit_case ipn_shim_cases[] = {
 	KUNIT_CASE(shim_setup_device),
 	KUNIT_CASE(shim_header_create),
@@ -1035,6 +1093,7 @@ static struct kunit_case ipn_shim_cases[] = {
 	KUNIT_CASE(shim_ports_param),
 	KUNIT_CASE(shim_sriov_ops),
 	KUNIT_CASE(shim_sriov_refused),
+	KUNIT_CASE(shim_sriov_privilege),
 	{}
 };
 

@@ -185,6 +185,8 @@ R_ATTR="driver: a child's sysfs group has no create_child/delete_child"
 R_PORTDEL="rtnetlink allows it; driver ipn_nl_dellink() keeps a port's interface (it goes with its RDMA port)"
 R_PKEY="driver ipn_may_choose_pkey(): a P_Key child needs capable(CAP_NET_ADMIN) (review L4)"
 R_XNS="driver delete_child_store(): the child's netns is checked too"
+R_VF_CHILD="driver ipn_vf_check(): a P_Key child has no VF ops, the VFs are the adapter's (review 2026-12 H2)"
+R_VF_CAP="driver ipn_vf_check(): setting a VF needs capable(CAP_NET_ADMIN) (review 2026-12 H2)"
 SUMMARY=()
 
 # u_root CMD...: CMD as ns-root, in U, with a sysfs of U at /sys (mounted
@@ -220,6 +222,19 @@ may_not() {
 	shift 2
 	expect_error "$want" u_root "$@"
 	SUMMARY+=("refused: $* -- $rule")
+}
+
+# vf_refused WANT RULE LINE DEV: ns-root's `ip link set DEV vf 0 state
+# disable` fails saying WANT, and the driver's log line says LINE. rxe has
+# no VFs, so every refusal would read "not supported": the line tells
+# which rule refused (review 2026-12 H2, before the device is asked).
+vf_refused() {
+	local want=$1 rule=$2 line=$3 dev=$4 mark
+	mark="vf_refused $dev $RANDOM"
+	echo "$mark" > /dev/kmsg
+	may_not "$want" "$rule" ip link set "$dev" vf 0 state disable
+	dmesg | sed -n "/$mark/,\$p" | grep -qF "$line" ||
+		fail "ip link set $dev vf 0: no driver line '$line' ($(dmesg | tail -n 3))"
 }
 
 # u_start: the container's init, as a runtime run by an unprivileged user
@@ -289,6 +304,7 @@ out=$(u_net ethtool -g c1u | rings)
 may "$R_ETHNL" ethtool -G c1u rx "${rings0%% *}"
 may_not "no completion moderation" "$R_CQ" ethtool -C c1u rx-usecs 10
 may_not "$EPERM" "$R_MOVE" ip link set dev c1u netns 1	# pid 1's: the initial netns
+vf_refused "Operation not supported" "$R_VF_CHILD" "a P_Key child: set VFs through" c1u
 may_not "Cannot find device" "$R_ISOL" ip link add link "$IB1" name x type ipoib pkey 0x8005
 u_root test ! -e /sys/class/net/c1u/create_child || fail "c1u has a create_child file"
 SUMMARY+=("refused: create_child on c1u (no such file) -- $R_ATTR")
@@ -308,6 +324,7 @@ may "$R_RTNL" ip link set "$IB1" type ipoib mode datagram
 may "$R_PORTDEL" ip link del "$IB1"
 check u_net ip link show dev "$IB1"
 may_not "$EPERM" "$R_MOVE" ip link set dev "$IB1" netns 1
+vf_refused "$EPERM" "$R_VF_CAP" "setting VFs needs CAP_NET_ADMIN in the initial" "$IB1"
 
 # $IB1.8002 was made through create_child while $IB1 was in n1, so it
 # lives in n1, where ns-root has no right; U is ns-root's.
