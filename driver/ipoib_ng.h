@@ -93,6 +93,45 @@ static inline void ipn_kunit_qp_failing(const struct ipn_priv *priv)
 #endif
 
 /*
+ * The SA path callback's last step, after it let go of priv->lock: KUnit
+ * frees the interface there (review 2026-12 L2); nothing of priv's may be
+ * touched from here on.
+ */
+#ifdef IPN_KUNIT
+void ipn_kunit_path_done_unlocked(const struct ipn_priv *priv);
+#else
+static inline void ipn_kunit_path_done_unlocked(const struct ipn_priv *priv)
+{
+}
+#endif
+
+/*
+ * ipn_roce_resolved() returning, its answer queued: KUnit holds it there
+ * while ib_addr still lists its request (review 2026-12 L4).
+ */
+#ifdef IPN_KUNIT
+void ipn_kunit_roce_resolved_returning(const struct ipn_priv *priv);
+#else
+static inline void
+ipn_kunit_roce_resolved_returning(const struct ipn_priv *priv)
+{
+}
+#endif
+
+/*
+ * ipn_ib_leave() of a group whose join may be answered now: KUnit has the
+ * SA answer it there, before the leave takes priv->lock.
+ */
+struct ipn_mcast;
+#ifdef IPN_KUNIT
+void ipn_kunit_mc_leaving(struct ipn_mcast *mc);
+#else
+static inline void ipn_kunit_mc_leaving(struct ipn_mcast *mc)
+{
+}
+#endif
+
+/*
  * ipn_restart_work() running, before it takes rtnl: KUnit holds it there
  * to take rtnl itself first, whatever else the ordered workqueue held.
  */
@@ -273,6 +312,7 @@ struct ipn_stats {
 	u64 drop[IPC_R_COUNT];
 	u64 path_queries, path_failures, mc_joins, mc_leaves, mc_failures;
 	u64 path_stale_answers;	/* completions of cancelled queries */
+	u64 mc_stale_answers;	/* join answers a leave or rejoin overtook */
 	u64 mc_refused;		/* stack groups not of this link */
 	u64 tx_timeouts;
 	u64 cm_connects, cm_failures, cm_accepts;	/* connected mode */
@@ -558,6 +598,13 @@ struct ipn_mcast {
 	bool is_bcast;
 	struct ib_sa_multicast *sa_mc;
 	bool sa_pending;		/* IB: the join's answer is still due */
+	/*
+	 * IB, under priv->lock: each join and leave is a new generation;
+	 * an answer queued for the control work carries its join's, and
+	 * is dropped if another came since (review 2026-12 L1).
+	 */
+	u32 join_gen;
+	u32 done_gen;
 	struct ib_sa_mcmember_rec rec;	/* learned from the join */
 	int join_status;
 };
@@ -869,7 +916,7 @@ void ipn_drop(struct ipn_priv *priv, struct sk_buff *skb, int reason, bool tx);
 void ipn_stats_read(struct ipn_priv *priv, struct ipn_stats *sum);
 u64 ipn_stat_sum(struct ipn_priv *priv, size_t off);
 /* The counters of ethtool -S: 38 named, then one per drop reason. */
-#define IPN_N_STATS (38 + IPC_R_COUNT - 1)
+#define IPN_N_STATS (39 + IPC_R_COUNT - 1)
 void ipn_stats_name(unsigned int i, u8 *buf, size_t len);
 void ipn_stats_values(struct ipn_priv *priv, u64 *data);
 void ipn_txq_stats_read(struct ipn_priv *priv, unsigned int from,

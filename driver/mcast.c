@@ -425,13 +425,27 @@ static void ipn_mcast_perform(struct ipn_priv *priv, struct ipn_entry *e,
 	}
 }
 
-/* IPN_OP_DONE: the join the backend answered (sa.c). */
+/*
+ * IPN_OP_DONE: the join the backend answered (sa.c), unless a leave or
+ * another join came since (review 2026-12 L1: the answer of a join the
+ * core has given up would move the link machine and the broadcast
+ * search).
+ */
 static void ipn_mcast_report(struct ipn_priv *priv, struct ipn_entry *e,
 			     u32 ops)
 {
 	struct ipn_mcast *mc = ipn_mcast_of(e);
+	bool fresh;
+	int status;
 
-	ipn_mcast_join_complete(priv, mc, mc->join_status);
+	spin_lock_bh(&priv->lock);
+	fresh = mc->done_gen == mc->join_gen;
+	status = mc->join_status;
+	spin_unlock_bh(&priv->lock);
+	if (fresh)
+		ipn_mcast_join_complete(priv, mc, status);
+	else
+		ipn_inc(priv, mc_stale_answers);
 }
 
 static void ipn_mcast_release(struct ipn_priv *priv, struct ipn_entry *e)

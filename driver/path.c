@@ -294,6 +294,11 @@ void ipn_path_query_complete(struct ipn_priv *priv, struct ipn_path *path,
  * Cancel the outstanding query of path, if any, and wait until its
  * callback cannot run any more; a completion it already queued is of an
  * old generation from now on. Control context.
+ *
+ * Review 2026-12 M3: the callback may have filled path->attr with an
+ * answer that will never be reported, holding a reference to the source
+ * GID's entry (a GRH); the next answer's ib_init_ah_attr_from_path()
+ * would overwrite it. Dropped here, once no callback can write attr.
  */
 static void ipn_path_cancel(struct ipn_priv *priv, struct ipn_path *path)
 {
@@ -304,6 +309,7 @@ static void ipn_path_cancel(struct ipn_priv *priv, struct ipn_path *path)
 	path->querying = false;
 	path->query_gen++;
 	spin_unlock_bh(&priv->lock);
+	rdma_destroy_ah_attr(&path->attr);
 }
 
 static struct ipn_path *ipn_path_of(struct ipn_entry *e)

@@ -94,8 +94,15 @@ static void ipn_ib_path_done(int status, struct sa_path_rec *resp,
 	if (status != -EINTR)
 		__ipn_path_query_async_done(priv, path, status);
 	path->sa_busy = false;
+	/*
+	 * Review 2026-12 L2: woken under the lock. A waiter that sees
+	 * sa_busy false may go on to free the interface, but it takes
+	 * priv->lock first (ipn_path_cancel(), ipn_ib_path_query()), so it
+	 * cannot pass before the unlock, after which nothing is touched.
+	 */
+	wake_up_all(&priv->sa_wait);
 	spin_unlock_bh(&priv->lock);
-	wake_up_all(&priv->sa_wait);	/* priv outlives every path */
+	ipn_kunit_path_done_unlocked(priv);
 }
 
 static int ipn_ib_path_query(struct ipn_priv *priv, struct ipn_path *path)
@@ -186,6 +193,7 @@ static int ipn_ib_join_done(int status, struct ib_sa_multicast *m)
 		status = -ENOENT;
 	if (!mc->e.dead) {
 		mc->join_status = status;
+		mc->done_gen = mc->join_gen;
 		ipn_entry_queue_ops(priv, &mc->e, IPN_OP_DONE);
 	}
 	spin_unlock_bh(&priv->lock);
@@ -247,6 +255,7 @@ static int ipn_ib_join(struct ipn_priv *priv, struct ipn_mcast *mc, int type)
 	}
 	spin_lock_bh(&priv->lock);
 	mc->sa_pending = true;
+	mc->join_gen++;
 	spin_unlock_bh(&priv->lock);
 	m = priv->sa->join(priv, &rec, mask, ipn_ib_join_done, mc);
 	if (IS_ERR(m)) {
@@ -259,11 +268,22 @@ static int ipn_ib_join(struct ipn_priv *priv, struct ipn_mcast *mc, int type)
 	return 0;
 }
 
-/* Blocks until the join callback cannot run any more. */
+/*
+ * Blocks until the join callback cannot run any more. Review 2026-12 L1:
+ * an answer to the join may be on its way (free_multicast() waits for a
+ * callback already running) or queued already: neither is this group's
+ * any more. A callback that comes after finds no join pending; an answer
+ * queued before is of an older generation (ipn_mcast_report()).
+ */
 static void ipn_ib_leave(struct ipn_priv *priv, struct ipn_mcast *mc)
 {
 	if (!mc->sa_mc)
 		return;
+	ipn_kunit_mc_leaving(mc);
+	spin_lock_bh(&priv->lock);
+	mc->sa_pending = false;
+	mc->join_gen++;
+	spin_unlock_bh(&priv->lock);
 	priv->sa->free_multicast(mc->sa_mc);
 	mc->sa_mc = NULL;
 }

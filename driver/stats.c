@@ -103,6 +103,7 @@ static const struct {
 	IPN_COUNTER(sa_requests),
 	IPN_COUNTER(sa_delayed), IPN_COUNTER(sa_delay_ms),
 	IPN_COUNTER(tx_posts), IPN_COUNTER(rx_alloc_fail),
+	IPN_COUNTER(mc_stale_answers),
 #undef IPN_COUNTER
 };
 

@@ -22,6 +22,7 @@
  */
 #define IPN_KUNIT 1
 #include <linux/delay.h>
+#include <linux/kthread.h>
 #include IPN_UNALIGNED_H
 #include <linux/etherdevice.h>
 #include <linux/ip.h>
@@ -58,6 +59,7 @@ static struct kunit_case ipn_sa_cases[] = {
 	KUNIT_CASE(sa_path_netlink),
 	KUNIT_CASE(sa_path_flush_while_resolving),
 	KUNIT_CASE(sa_path_stale_completion_ignored),
+	KUNIT_CASE(sa_path_superseded_answer_drops_gid_ref),
 	KUNIT_CASE(sa_path_timeout),
 	KUNIT_CASE(sa_path_start_fails),
 	KUNIT_CASE(sa_path_queue_bounded),
@@ -83,6 +85,9 @@ static struct kunit_case ipn_sa_cases[] = {
 	KUNIT_CASE(sa_sendonly_group_missing),
 	KUNIT_CASE(sa_join_answer_races_down),
 	KUNIT_CASE(sa_remove_with_requests_outstanding),
+	KUNIT_CASE(sa_path_done_races_free),
+	KUNIT_CASE(sa_bcast_answer_in_free),
+	KUNIT_CASE(sa_bcast_answer_before_leave),
 	KUNIT_CASE(sa_budget_port_shared),
 	KUNIT_CASE(sa_sender_subscription_shared),
 	KUNIT_CASE(sa_budget_bcast_first),

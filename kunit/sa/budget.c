@@ -439,19 +439,6 @@ static void sa_flush_spread_defaults(struct kunit *test)
 	kt_settle(priv);
 }
 
-/* Whether path's answer attributes still hold a GID reference. */
-static noinline bool kt_path_holds_sgid(struct ipn_priv *priv, const u8 *gid)
-{
-	struct ipn_path *path;
-	bool held;
-
-	spin_lock_bh(&priv->lock);
-	path = ipn_path_find(priv, gid);
-	held = path && path->attr.grh.sgid_attr;
-	spin_unlock_bh(&priv->lock);
-	return held;
-}
-
 /*
  * An answer with a GRH (hop_limit > 0: the SA says the peer is beyond a
  * router) comes, from ib_init_ah_attr_from_path(), with a reference to

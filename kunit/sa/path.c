@@ -612,6 +612,44 @@ static void sa_path_stale_completion_ignored(struct kunit *test)
 					IPC_PATH_VALID));
 }
 
+/*
+ * Review 2026-12 M3: a successful answer with a GRH (a routed peer: its
+ * attributes hold a reference to the source GID's entry) superseded by a
+ * light flush before the control work reports it. The report is dropped
+ * and a new query answers; the first answer's reference must be dropped
+ * before the second answer's attributes overwrite it. Before the fix it
+ * was lost (kt_path_ah_attr counts it; on hardware the GID entry leaks).
+ */
+static void sa_path_superseded_answer_drops_gid_ref(struct kunit *test)
+{
+	struct ipn_priv *priv = ((struct kt_ctx *)test->priv)->priv;
+	u8 hw[20];
+
+	kt_join_bcast(test, priv);
+	kt_sa.answer_hop_limit = 2;
+	kt_peer_addr(hw, 0x22);
+	ipn_kunit_xmit(priv, hw, htonl(0x0a000002));
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_count_queries() == 1));
+	/* As sa_path_stale_completion_ignored: the flush runs first. */
+	rtnl_lock();
+	kt_light_flush(priv);
+	KUNIT_EXPECT_EQ(test, kt_answer_path(kt_peer_gid, 0), 0);
+	rtnl_unlock();
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 5000, kt_count_queries() == 1));
+	kt_settle(priv);
+	KUNIT_EXPECT_EQ(test, kt_sa.path_calls, 2);
+	KUNIT_EXPECT_EQ(test, kt_path_state(priv, kt_peer_gid),
+			IPC_PATH_RESOLVING);
+	KUNIT_ASSERT_EQ(test, kt_answer_path(kt_peer_gid, 0), 0);
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000,
+					kt_path_state(priv, kt_peer_gid) ==
+					IPC_PATH_VALID));
+	kt_settle(priv);
+	KUNIT_EXPECT_EQ(test, kt_sa.sgid_refs_given, 2);
+	KUNIT_EXPECT_EQ(test, kt_sa.sgid_refs_lost, 0);
+	KUNIT_EXPECT_FALSE(test, kt_path_holds_sgid(priv, kt_peer_gid));
+}
+
 /* The query cannot even start: a failure now, nothing left behind. */
 static void sa_path_start_fails(struct kunit *test)
 {

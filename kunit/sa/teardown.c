@@ -142,3 +142,116 @@ static void sa_remove_with_requests_outstanding(struct kunit *test)
 					kt_count_joins(mgid) == 1));
 	/* kt_exit destroys the interface now. */
 }
+
+/*
+ * ipn_kunit_path_done_unlocked() for kt_done.victim: the path callback,
+ * run by the case's own thread, starts the interface's free there and
+ * waits for it (at most 3 s). Whatever the callback touches afterwards
+ * is a use after free, which KASAN reports against the case.
+ */
+static struct {
+	const struct ipn_priv *victim;
+	struct task_struct *freer;
+	struct completion freed;
+	bool was_freed;
+} kt_done;
+
+void ipn_kunit_path_done_unlocked(const struct ipn_priv *priv)
+{
+	if (!priv || priv != READ_ONCE(kt_done.victim))
+		return;
+	WRITE_ONCE(kt_done.victim, NULL);
+	wake_up_process(kt_done.freer);
+	kt_done.was_freed = wait_for_completion_timeout(&kt_done.freed,
+							3 * HZ);
+}
+
+static int kt_free_fn(void *arg)
+{
+	ipn_dev_destroy(arg);
+	complete(&kt_done.freed);
+	return 0;
+}
+
+/*
+ * Review 2026-12 L2: the interface freed while the SA path callback is
+ * between letting go of priv->lock and returning. Down's cancel waits
+ * only for sa_busy, which the callback clears under the lock; before the
+ * fix the callback woke priv->sa_wait after the unlock, in freed memory.
+ */
+static void sa_path_done_races_free(struct kunit *test)
+{
+	struct kt_ctx *c = test->priv;
+	struct ipn_priv *priv = c->priv;
+	u8 hw[20];
+
+	kt_join_bcast(test, priv);
+	kt_peer_addr(hw, 0x22);
+	ipn_kunit_xmit(priv, hw, htonl(0x0a000002));
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_count_queries() == 1));
+	init_completion(&kt_done.freed);
+	kt_done.was_freed = false;
+	kt_done.freer = kthread_create(kt_free_fn, priv, "kt-sa-free");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(kt_done.freer));
+	c->priv = NULL;		/* freed by kt_free_fn, not in kt_exit */
+	WRITE_ONCE(kt_done.victim, priv);
+	KUNIT_EXPECT_EQ(test, kt_answer_path(kt_peer_gid, 0), 0);
+	if (READ_ONCE(kt_done.victim)) {	/* the hook never ran */
+		WRITE_ONCE(kt_done.victim, NULL);
+		wake_up_process(kt_done.freer);
+	}
+	if (!kt_done.was_freed)	/* else the hook took the completion */
+		wait_for_completion(&kt_done.freed);
+	KUNIT_EXPECT_TRUE_MSG(test, kt_done.was_freed,
+			      "the interface was not freed while the callback returned");
+	KUNIT_EXPECT_EQ(test, kt_count_queries(), 0);
+}
+
+/*
+ * Review 2026-12 L1: the broadcast join answered as a light flush leaves
+ * it (the core gave that join up: BACKOFF, a rejoin to come), in_free:
+ * while free_multicast() waits for the callback, which then finds no join
+ * pending; else just before the leave, the answer queued for the control
+ * work, which finds it of an older join. Either way the carrier stays off
+ * and no join is counted until the rejoin's answer. Before the fix the
+ * link machine took the stale answer: carrier on, with no membership.
+ */
+static void kt_bcast_answer_races_leave(struct kunit *test, bool in_free)
+{
+	struct ipn_priv *priv = ((struct kt_ctx *)test->priv)->priv;
+	const u8 *bgid = priv->ifid.bcast_gid;
+	int seq;
+
+	ipn_rejoin_spread_ms = 0;
+	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_count_joins(bgid) > 0));
+	KUNIT_ASSERT_FALSE(test, netif_carrier_ok(priv->dev));
+	seq = kt_sa.join_calls;
+	if (in_free)
+		kt_sa.answer_in_free = true;
+	else
+		WRITE_ONCE(kt_sa.answer_at_leave, priv);
+	kt_light_flush(priv);
+	KUNIT_ASSERT_TRUE_MSG(test, kt_wait(priv, 5000,
+					    kt_joined_after(bgid, seq)),
+			      "no rejoin after the flush");
+	kt_settle(priv);
+	KUNIT_EXPECT_EQ(test, kt_sa.answered_at_leave, 1);
+	KUNIT_EXPECT_FALSE_MSG(test, netif_carrier_ok(priv->dev),
+			       "carrier on from a join given up");
+	KUNIT_EXPECT_EQ(test, ipn_stat(priv, mc_joins), 0u);
+	KUNIT_EXPECT_EQ(test, ipn_stat(priv, mc_stale_answers), in_free ? 0u : 1u);
+	/* The rejoin's answer is the one that counts. */
+	KUNIT_ASSERT_EQ(test, kt_answer_join(bgid, 0, KT_QKEY, IB_MTU_2048), 0);
+	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000, netif_carrier_ok(priv->dev)));
+	KUNIT_EXPECT_EQ(test, ipn_stat(priv, mc_joins), 1u);
+}
+
+static void sa_bcast_answer_in_free(struct kunit *test)
+{
+	kt_bcast_answer_races_leave(test, true);
+}
+
+static void sa_bcast_answer_before_leave(struct kunit *test)
+{
+	kt_bcast_answer_races_leave(test, false);
+}
