@@ -458,10 +458,12 @@ static int ipn_cm_tx_handler(struct ib_cm_id *id,
 /*
  * The path record for the REQ. InfiniBand: the SA's, kept with the path.
  * RoCE: made from the resolved address as rdma_cm does (dmac, GIDs, hop
- * limit; P_Key 0xffff). priv->lock held.
+ * limit; P_Key 0xffff), as the installed handle has it: path->attr is the
+ * last query's, half filled while a revalidation runs (review 2026-12
+ * L3: a zero DMAC). priv->lock held.
  */
-static int ipn_cm_path_rec(struct ipn_priv *priv, const u8 *gid,
-			   struct sa_path_rec *rec)
+IPN_TESTABLE int ipn_cm_path_rec(struct ipn_priv *priv, const u8 *gid,
+				 struct sa_path_rec *rec)
 {
 	struct ipn_path *path = ipn_path_find(priv, gid);
 	const struct rdma_ah_attr *ah;
@@ -475,7 +477,9 @@ static int ipn_cm_path_rec(struct ipn_priv *priv, const u8 *gid,
 		*rec = path->rec;
 		return 0;
 	}
-	ah = &path->attr;
+	if (!path->ah)
+		return -EHOSTUNREACH;
+	ah = &path->ah->attr;
 	memset(rec, 0, sizeof(*rec));
 	rec->rec_type = SA_PATH_REC_TYPE_ROCE_V2;
 	memcpy(rec->dgid.raw, gid, IPC_GID_LEN);

@@ -1229,6 +1229,10 @@ struct sk_buff *ipn_rx_frame(struct ipn_priv *priv, struct sk_buff *skb,
 struct ib_cm_id;
 struct ib_cm_event;
 int ipn_cm_req(struct ib_cm_id *id, const struct ib_cm_event *ev);
+void ipn_tx_one(struct ipn_txq *txq, struct ib_wc *wc, int budget);
+struct sa_path_rec;
+int ipn_cm_path_rec(struct ipn_priv *priv, const u8 *gid,
+		    struct sa_path_rec *rec);
 #endif
 
 #endif /* IPOIB_NG_H */

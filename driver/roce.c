@@ -113,6 +113,7 @@ static void ipn_roce_resolved(int status, struct sockaddr *src,
 	rdma_put_gid_attr(addr->sgid_attr);
 	addr->sgid_attr = NULL;
 	ipn_path_query_async_done(priv, path, status);
+	ipn_kunit_roce_resolved_returning(priv);
 }
 
 static int ipn_roce_path_query(struct ipn_priv *priv, struct ipn_path *path)
@@ -141,6 +142,15 @@ static int ipn_roce_path_query(struct ipn_priv *priv, struct ipn_path *path)
 	/* path.c cancels a query before it starts the next one. */
 	if (WARN_ON_ONCE(path->dev_addr->sgid_attr))
 		return -EBUSY;
+	/*
+	 * Review 2026-12 L4: the last query's callback may have answered
+	 * and ib_addr still list its request until the callback returns.
+	 * rdma_addr_cancel() takes the first request of a dev_addr, so a
+	 * later cancel would remove that one and leave the new query to
+	 * call back into a freed path: the old request goes first (this
+	 * waits for its callback to return; nothing for one already gone).
+	 */
+	rdma_addr_cancel(path->dev_addr);
 	sgid_attr = rdma_get_gid_attr(priv->ca, priv->port, 0);
 	if (IS_ERR(sgid_attr))
 		return PTR_ERR(sgid_attr);

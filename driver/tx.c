@@ -624,7 +624,8 @@ static void ipn_tx_done(struct ipn_txq *txq, struct ipn_tx_slot *slot,
 		ipn_cm_tx_sent(priv, cm);
 }
 
-static void ipn_tx_one(struct ipn_txq *txq, struct ib_wc *wc, int budget)
+IPN_TESTABLE void ipn_tx_one(struct ipn_txq *txq, struct ib_wc *wc,
+			     int budget)
 {
 	struct ipn_priv *priv = txq->priv;
 	unsigned int mask = priv->tx_size - 1, tail, head, pos = wc->wr_id;
@@ -820,9 +821,15 @@ void ipn_tx_ring_drain(struct ipn_txq *txq)
 		slot->skb = NULL;
 		slot->cm = NULL;	/* every connection went before */
 	}
-	WRITE_ONCE(txq->head, 0);	/* the reap reads them */
-	WRITE_ONCE(txq->tail, 0);
-	txq->ud_done = 0;
+	/*
+	 * Review 2026-12 L4: the positions run on, never back to 0. A
+	 * completion that still comes for a send of the drained ring (a
+	 * provider that keeps a destroyed QP's) then falls outside the new
+	 * ring (ipn_tx_one()) instead of freeing a send of it; the handles'
+	 * wait positions stay meaningful too. The reap reads tail.
+	 */
+	WRITE_ONCE(txq->tail, txq->head);
+	txq->ud_done = txq->head;
 	txq->pending = 0;
 	txq->done_pkts = 0;
 	txq->done_bytes = 0;

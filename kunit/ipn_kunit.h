@@ -51,6 +51,7 @@ struct ipn_kunit_path {
 	int queued;		/* frames the shim holds for it */
 	struct ib_ah *ah;	/* the handle it caches */
 	bool resolver;		/* RoCE: rdma_resolve_ip was used */
+	bool requesting;	/* RoCE: a request of it is outstanding */
 	u8 dmac[6];
 	u8 sgid_index;
 	u8 hop_limit;

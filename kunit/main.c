@@ -359,6 +359,7 @@ struct ipn_kunit_path ipn_kunit_path(struct ipn_priv *priv, const u8 *gid)
 		snap.queued = skb_queue_len(&path->e.queue);
 		snap.ah = path->ah ? path->ah->ah : NULL;
 		snap.resolver = !!path->dev_addr;
+		snap.requesting = path->dev_addr && path->dev_addr->sgid_attr;
 		memcpy(snap.dmac, path->attr.roce.dmac, ETH_ALEN);
 		snap.sgid_index = path->attr.grh.sgid_index;
 		snap.hop_limit = path->attr.grh.hop_limit;

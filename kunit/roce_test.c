@@ -93,6 +93,25 @@ void ipn_kunit_restart_running(const struct ipn_priv *priv)
 		msleep(20);
 }
 
+/*
+ * ipn_roce_resolved() of kt_resolved_victim, its answer queued, waits
+ * here until released, at most 4 s (ib_addr's work: it may sleep).
+ */
+static const struct ipn_priv *kt_resolved_victim;
+static atomic_t kt_resolved_in = ATOMIC_INIT(0);
+static atomic_t kt_resolved_release = ATOMIC_INIT(0);
+
+void ipn_kunit_roce_resolved_returning(const struct ipn_priv *priv)
+{
+	int i;
+
+	if (priv != READ_ONCE(kt_resolved_victim))
+		return;
+	atomic_inc(&kt_resolved_in);
+	for (i = 0; i < 200 && !atomic_read(&kt_resolved_release); i++)
+		msleep(20);
+}
+
 static int kt_roce_init(struct kunit *test)
 {
 	struct kt_roce *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
@@ -122,6 +141,8 @@ static void kt_roce_exit(struct kunit *test)
 	WRITE_ONCE(kt_qp_failing_victim, NULL);
 	WRITE_ONCE(kt_restart_victim, NULL);
 	atomic_set(&kt_restart_release, 1);
+	WRITE_ONCE(kt_resolved_victim, NULL);
+	atomic_set(&kt_resolved_release, 1);
 	if (c && c->peer)
 		ipn_dev_destroy(c->peer);
 	if (c && c->peer_ca)
@@ -232,6 +253,85 @@ static void roce_path_routed_ipv4(struct kunit *test)
 	static const u8 src[16] = { [10] = 0xff, 0xff, 192, 168, 99, 1 };
 
 	kt_roce_routed(test, gid, src);
+}
+
+/*
+ * Review 2026-12 L4: ib_addr keeps a request on its list until its
+ * callback returns, and rdma_addr_cancel() removes the first request of
+ * a dev_addr. A revalidation started meanwhile on the same dev_addr
+ * would be left behind by a later cancel, to call back into a freed
+ * path. The next request of a path now waits for the last one's to go:
+ * with the callback held after its answer, the revalidation due makes
+ * no request until it returns.
+ */
+static void roce_path_requery_waits_for_request(struct kunit *test)
+{
+	struct ipn_priv *priv = ((struct kt_roce *)test->priv)->priv;
+	static const u8 gid[16] = { 0xfd, 0x99, [15] = 0x02 };
+	struct ipn_kunit_path p;
+	int i;
+
+	spin_lock_bh(&priv->lock);
+	priv->path_cfg.revalidate_ms = 1000;
+	priv->path_cfg.revalidate_jitter_ms = 0;
+	spin_unlock_bh(&priv->lock);
+	atomic_set(&kt_resolved_in, 0);
+	atomic_set(&kt_resolved_release, 0);
+	WRITE_ONCE(kt_resolved_victim, priv);
+	p = kt_roce_resolve(priv, gid);
+	/* STALE: the revalidation may be due already, waiting as below. */
+	KUNIT_EXPECT_TRUE(test, p.state == IPC_PATH_VALID ||
+			  p.state == IPC_PATH_STALE);
+	KUNIT_ASSERT_EQ(test, atomic_read(&kt_resolved_in), 1);
+	/* The revalidation is due after a second; the callback still runs. */
+	msleep(2500);
+	p = ipn_kunit_path(priv, gid);
+	KUNIT_EXPECT_FALSE_MSG(test, p.requesting,
+			       "a request was made while the last one's was listed");
+	KUNIT_EXPECT_TRUE(test, p.state == IPC_PATH_VALID ||
+			  p.state == IPC_PATH_STALE);
+	atomic_set(&kt_resolved_release, 1);
+	/* Then the revalidation runs, and is answered. */
+	for (i = 0; i < 100 && atomic_read(&kt_resolved_in) < 2; i++)
+		msleep(20);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kt_resolved_in), 2);
+	WRITE_ONCE(kt_resolved_victim, NULL);
+	ipn_kunit_settle(priv, 300);
+	p = ipn_kunit_path(priv, gid);
+	KUNIT_EXPECT_EQ(test, p.state, IPC_PATH_VALID);
+	KUNIT_EXPECT_FALSE(test, p.requesting);
+}
+
+/*
+ * Review 2026-12 L3: connected mode's REQ on RoCE is made from the path's
+ * installed handle, not from path->attr, which a revalidation that has
+ * begun holds half filled (ipn_roce_path_query() starts it from zero; the
+ * DMAC comes when ib_addr answers). Before, the REQ and the RC QP got
+ * DMAC 00:00:00:00:00:00 then.
+ */
+static void roce_cm_path_rec_from_handle(struct kunit *test)
+{
+	struct ipn_priv *priv = ((struct kt_roce *)test->priv)->priv;
+	static const u8 gid[16] = { 0xfd, 0x99, [15] = 0x02 };
+	static const u8 src[16] = { 0xfd, 0x99, [15] = 0x01 };
+	struct sa_path_rec rec = {};
+	struct ipn_path *path;
+	u8 mac[ETH_ALEN];
+	int ret = -ENOENT;
+
+	kt_roce_routed(test, gid, src);
+	kt_peer_mac(test, mac);
+	spin_lock_bh(&priv->lock);
+	path = ipn_path_find(priv, gid);
+	if (path) {
+		/* As a revalidation begins: no DMAC yet. */
+		ipn_roce_attr(priv, gid, 64, &path->attr);
+		ret = ipn_cm_path_rec(priv, gid, &rec);
+	}
+	spin_unlock_bh(&priv->lock);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KT_EXPECT_MEMEQ(test, sa_path_get_dmac(&rec), mac, ETH_ALEN);
+	KUNIT_EXPECT_EQ(test, rec.hop_limit, 64);
 }
 
 /* fd99::99 answers no neighbour solicitation: the path fails. */
@@ -891,6 +991,72 @@ static void roce_tx_batch(struct kunit *test)
 }
 
 /*
+ * Review 2026-12 L4: a send completion that comes after its ring was
+ * drained (a provider that keeps a destroyed or reset QP's completions)
+ * names a position of the old ring. The ring's positions run on across a
+ * drain, so it falls outside the new ring and is ignored. Before, the
+ * drain set them back to 0 and such a completion could land on a send of
+ * the new ring still waiting to be posted, which it freed under the queue.
+ */
+static void roce_tx_stale_completion(struct kunit *test)
+{
+	struct kt_roce *c = test->priv;
+	__be32 ip = htonl(0x0a630002);
+	struct ipn_priv *a = c->priv, *b;
+	struct ib_wc wc = { .status = IB_WC_SUCCESS, .opcode = IB_WC_SEND };
+	unsigned int i, mask, base;
+	struct ipn_txq *txq;
+	u64 rx;
+
+	b = kt_roce_tx_pair(test, ip);
+	rx = ipn_stat(b, rx_packets);
+	/* The old ring: more than 20 positions used. */
+	ipn_kunit_xmit_train(a, b->dev->dev_addr, ip, 20, false, NULL);
+	KUNIT_ASSERT_TRUE(test, kt_rx_reached(b, rx + 20));
+	KUNIT_ASSERT_TRUE(test, kt_tx_idle(a));
+	rtnl_lock();
+	dev_close(a->dev);	/* the drain */
+	rtnl_unlock();
+	KUNIT_ASSERT_EQ(test, ipn_kunit_open(a), 0);
+	txq = &a->txq[0];
+	mask = a->tx_size - 1;
+	base = READ_ONCE(txq->head);	/* where the new ring starts */
+	rx = ipn_stat(b, rx_packets);
+	for (i = 0; i < 50 && ipn_stat(b, rx_packets) == rx; i++) {
+		ipn_kunit_xmit(a, b->dev->dev_addr, ip);	/* the path again */
+		msleep(100);
+	}
+	KUNIT_ASSERT_TRUE(test, kt_tx_idle(a));
+	KUNIT_ASSERT_LT(test, READ_ONCE(txq->head) - base, 16u);
+	rx = ipn_stat(b, rx_packets);
+	/* Four sends waiting for more, not posted. */
+	KUNIT_ASSERT_EQ(test, ipn_kunit_xmit_train(a, b->dev->dev_addr, ip, 4,
+						   true, NULL), 4u);
+	/*
+	 * A completion of the old ring's send at the position, counted from
+	 * 0, that the first send now waiting has in the new ring: a ring
+	 * counted from 0 again gives it to that send.
+	 */
+	wc.wr_id = txq->head - 4 - base;
+	wc.qp = txq->qp;
+	napi_disable(&txq->napi);	/* as TX NAPI would deliver it */
+	local_bh_disable();
+	ipn_tx_one(txq, &wc, 0);
+	local_bh_enable();
+	napi_enable(&txq->napi);
+	KUNIT_EXPECT_EQ(test, txq->pending, 4u);
+	for (i = 1; i <= 4; i++)
+		KUNIT_EXPECT_NOT_NULL_MSG(test,
+					  txq->ring[(txq->head - i) & mask].skb,
+					  "the send %u before head was freed", i);
+	/* They go with the next, and all five arrive. */
+	KUNIT_EXPECT_EQ(test, ipn_kunit_xmit_train(a, b->dev->dev_addr, ip, 1,
+						   false, NULL), 0u);
+	KUNIT_EXPECT_TRUE(test, kt_rx_reached(b, rx + 5));
+	KUNIT_EXPECT_TRUE(test, kt_tx_idle(a));
+}
+
+/*
  * A chain the device refuses: whole (a QP not in RTS), or after taking
  * part of it (a QP failing mid-chain). Refused sends are dropped and
  * counted; BQL learns of their bytes as completed, in TX NAPI, or the
@@ -1172,6 +1338,8 @@ static struct kunit_case ipn_roce_cases[] = {
 	KUNIT_CASE(roce_path_link_local),
 	KUNIT_CASE(roce_path_routed_ipv6),
 	KUNIT_CASE(roce_path_routed_ipv4),
+	KUNIT_CASE(roce_path_requery_waits_for_request),
+	KUNIT_CASE(roce_cm_path_rec_from_handle),
 	KUNIT_CASE(roce_path_unreachable),
 	KUNIT_CASE(roce_set_address),
 	KUNIT_CASE(roce_qp_error_recovered),
@@ -1186,6 +1354,8 @@ static struct kunit_case ipn_roce_cases[] = {
 	KUNIT_CASE(roce_tx_ah_retire_mixed),
 	KUNIT_CASE(roce_tx_queues),
 	KUNIT_CASE(roce_tick_rate),
+	/* Last: without its fix, it frees a send under the queue. */
+	KUNIT_CASE(roce_tx_stale_completion),
 	{}
 };
 
