@@ -146,7 +146,8 @@ static void sa_remove_with_requests_outstanding(struct kunit *test)
 /*
  * ipn_kunit_path_done_unlocked() for kt_done.victim: the path callback,
  * run by the case's own thread, starts the interface's free there and
- * waits for it (at most 3 s). Whatever the callback touches afterwards
+ * waits for it (at most 20 s: the debug kernel's free can take over 3).
+ * Whatever the callback touches afterwards
  * is a use after free, which KASAN reports against the case.
  */
 static struct {
@@ -163,7 +164,7 @@ void ipn_kunit_path_done_unlocked(const struct ipn_priv *priv)
 	WRITE_ONCE(kt_done.victim, NULL);
 	wake_up_process(kt_done.freer);
 	kt_done.was_freed = wait_for_completion_timeout(&kt_done.freed,
-							3 * HZ);
+							20 * HZ);
 }
 
 static int kt_free_fn(void *arg)
