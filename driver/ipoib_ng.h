@@ -915,7 +915,7 @@ int ipn_get_vf_stats(struct net_device *dev, int vf,
 void ipn_drop(struct ipn_priv *priv, struct sk_buff *skb, int reason, bool tx);
 void ipn_stats_read(struct ipn_priv *priv, struct ipn_stats *sum);
 u64 ipn_stat_sum(struct ipn_priv *priv, size_t off);
-/* The counters of ethtool -S: 38 named, then one per drop reason. */
+/* The counters of ethtool -S: 39 named, then one per drop reason. */
 #define IPN_N_STATS (39 + IPC_R_COUNT - 1)
 void ipn_stats_name(unsigned int i, u8 *buf, size_t len);
 void ipn_stats_values(struct ipn_priv *priv, u64 *data);
