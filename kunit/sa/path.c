@@ -574,15 +574,16 @@ static void sa_path_flush_while_resolving(struct kunit *test)
 }
 
 /*
- * The answer of a query arrives (its completion is queued for the control
- * work) and a light flush follows before the control work runs: the core,
- * which has not seen the answer, cancels and starts again. The old answer
- * must not be taken for the new query's: the path stays RESOLVING with
- * one query out, and only the new answer makes it VALID.
+ * The path's first query is answered with status, and a light flush
+ * comes before the control work runs: the core, which has not seen the
+ * answer, cancels and starts again. Then that new query is answered with
+ * success. The old answer must not be taken for the new query's: the path
+ * stays RESOLVING with one query out, and only the new answer makes it
+ * VALID.
  */
-static void sa_path_stale_completion_ignored(struct kunit *test)
+static void kt_answer_overtaken_by_flush(struct kunit *test,
+					 struct ipn_priv *priv, int status)
 {
-	struct ipn_priv *priv = ((struct kt_ctx *)test->priv)->priv;
 	u8 hw[20];
 
 	kt_join_bcast(test, priv);
@@ -596,13 +597,13 @@ static void sa_path_stale_completion_ignored(struct kunit *test)
 	 */
 	rtnl_lock();
 	kt_light_flush(priv);
-	KUNIT_EXPECT_EQ(test, kt_answer_path(kt_peer_gid, -EHOSTUNREACH), 0);
+	KUNIT_EXPECT_EQ(test, kt_answer_path(kt_peer_gid, status), 0);
 	rtnl_unlock();
 	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 5000, kt_count_queries() == 1));
 	kt_settle(priv);
 	KUNIT_EXPECT_EQ(test, kt_count_queries(), 1);
 	KUNIT_EXPECT_EQ(test, kt_sa.path_calls, 2);
-	/* The stale failure was not fed to the core. */
+	/* The stale answer was not fed to the core. */
 	KUNIT_EXPECT_EQ(test, ipn_stat(priv, path_failures), 0u);
 	KUNIT_EXPECT_EQ(test, kt_path_state(priv, kt_peer_gid),
 			IPC_PATH_RESOLVING);
@@ -612,38 +613,27 @@ static void sa_path_stale_completion_ignored(struct kunit *test)
 					IPC_PATH_VALID));
 }
 
+/* A failure overtaken by a flush. */
+static void sa_path_stale_completion_ignored(struct kunit *test)
+{
+	struct ipn_priv *priv = ((struct kt_ctx *)test->priv)->priv;
+
+	kt_answer_overtaken_by_flush(test, priv, -EHOSTUNREACH);
+}
+
 /*
  * Review 2026-12 M3: a successful answer with a GRH (a routed peer: its
- * attributes hold a reference to the source GID's entry) superseded by a
- * light flush before the control work reports it. The report is dropped
- * and a new query answers; the first answer's reference must be dropped
- * before the second answer's attributes overwrite it. Before the fix it
- * was lost (kt_path_ah_attr counts it; on hardware the GID entry leaks).
+ * attributes hold a reference to the source GID's entry) overtaken by a
+ * flush. The first answer's reference must be dropped before the second
+ * answer's attributes overwrite it. Before the fix it was lost
+ * (kt_path_ah_attr counts it; on hardware the GID entry leaks).
  */
 static void sa_path_superseded_answer_drops_gid_ref(struct kunit *test)
 {
 	struct ipn_priv *priv = ((struct kt_ctx *)test->priv)->priv;
-	u8 hw[20];
 
-	kt_join_bcast(test, priv);
 	kt_sa.answer_hop_limit = 2;
-	kt_peer_addr(hw, 0x22);
-	ipn_kunit_xmit(priv, hw, htonl(0x0a000002));
-	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 2000, kt_count_queries() == 1));
-	/* As sa_path_stale_completion_ignored: the flush runs first. */
-	rtnl_lock();
-	kt_light_flush(priv);
-	KUNIT_EXPECT_EQ(test, kt_answer_path(kt_peer_gid, 0), 0);
-	rtnl_unlock();
-	KUNIT_ASSERT_TRUE(test, kt_wait(priv, 5000, kt_count_queries() == 1));
-	kt_settle(priv);
-	KUNIT_EXPECT_EQ(test, kt_sa.path_calls, 2);
-	KUNIT_EXPECT_EQ(test, kt_path_state(priv, kt_peer_gid),
-			IPC_PATH_RESOLVING);
-	KUNIT_ASSERT_EQ(test, kt_answer_path(kt_peer_gid, 0), 0);
-	KUNIT_EXPECT_TRUE(test, kt_wait(priv, 2000,
-					kt_path_state(priv, kt_peer_gid) ==
-					IPC_PATH_VALID));
+	kt_answer_overtaken_by_flush(test, priv, 0);
 	kt_settle(priv);
 	KUNIT_EXPECT_EQ(test, kt_sa.sgid_refs_given, 2);
 	KUNIT_EXPECT_EQ(test, kt_sa.sgid_refs_lost, 0);
