@@ -147,8 +147,8 @@ static void sa_remove_with_requests_outstanding(struct kunit *test)
  * ipn_kunit_path_done_unlocked() for kt_done.victim: the path callback,
  * run by the case's own thread, starts the interface's free there and
  * waits for it (at most 20 s: the debug kernel's free can take over 3).
- * Whatever the callback touches afterwards
- * is a use after free, which KASAN reports against the case.
+ * Whatever the callback touches afterwards is a use after free, which
+ * KASAN reports against the case.
  */
 static struct {
 	const struct ipn_priv *victim;
