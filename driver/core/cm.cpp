@@ -245,6 +245,20 @@ extern "C" int ipc_cm_priv_parse(const ipc_u8 *buf, ipc_u32 len,
 	return 0;
 }
 
+extern "C" enum ipc_cm_admit ipc_cm_req_admit(ipc_u32 count, ipc_u32 max,
+					      int have_old,
+					      ipc_u64 old_last_rx_ms,
+					      ipc_u64 now_ms)
+{
+	/* A clock behind the last receive counts as a receive just now. */
+	if (have_old && (now_ms < old_last_rx_ms ||
+			 now_ms - old_last_rx_ms < IPC_CM_REQ_HOLD_MS))
+		return IPC_CM_REFUSE_LIVE;
+	if (count >= max)
+		return IPC_CM_REFUSE_FULL;
+	return have_old ? IPC_CM_ADMIT_REPLACE : IPC_CM_ADMIT;
+}
+
 extern "C" void ipc_cm_cfg_default(struct ipc_cm_cfg *c)
 {
 	c->queue_max = 64;

@@ -997,6 +997,27 @@ int ipc_cm_pkey_allowed(ipc_u16 if_pkey, int roce);
 int ipc_cm_req_pkey_ok(ipc_u16 req_pkey, ipc_u16 if_pkey, int roce);
 
 /*
+ * May a REQ from peer address A make a connection to us (review 2026-12
+ * H3)? The address is the sender's to write (its private data's QPN and
+ * its path's GID), so a REQ naming a peer whose connection received
+ * within IPC_CM_REQ_HOLD_MS is refused, never allowed to replace it: a
+ * peer that really restarted gets through once its old connection has
+ * been quiet that long, or is gone. count is every connection to us that
+ * still has a QP, retired ones included, so that max bounds the QPs.
+ * have_old: A has a live connection, which received last at
+ * old_last_rx_ms.
+ */
+#define IPC_CM_REQ_HOLD_MS	4000u
+enum ipc_cm_admit {
+	IPC_CM_ADMIT = 0,	/* a new connection */
+	IPC_CM_ADMIT_REPLACE,	/* a new one; A's old one is retired */
+	IPC_CM_REFUSE_FULL,	/* max connections (or QPs) already */
+	IPC_CM_REFUSE_LIVE,	/* A's connection is in use */
+};
+enum ipc_cm_admit ipc_cm_req_admit(ipc_u32 count, ipc_u32 max, int have_old,
+				   ipc_u64 old_last_rx_ms, ipc_u64 now_ms);
+
+/*
  * One connection we initiate, per peer address (QPN and GID): this node
  * sends on it; the peer's connection to us, if any, is its own (s3.3
  * allows one in each direction, and each side sends on the one it made).

@@ -88,6 +88,31 @@ TEST(cm, private_data_parse)
 	EXPECT_EQ(max, 9000u);
 }
 
+/*
+ * Review 2026-12 H3: a REQ in the name of a peer whose connection is in
+ * use is refused, not a replacement; the cap counts every QP.
+ */
+TEST(cm, req_admit_refuses_a_live_address)
+{
+	const ipc_u64 t = 100000;
+
+	EXPECT_EQ(IPC_CM_ADMIT, ipc_cm_req_admit(0, 1, 0, 0, t));
+	EXPECT_EQ(IPC_CM_REFUSE_FULL, ipc_cm_req_admit(1, 1, 0, 0, t));
+	EXPECT_EQ(IPC_CM_REFUSE_FULL, ipc_cm_req_admit(5, 0, 0, 0, t));
+	/* The old connection received 1 ms ago, or just under the hold. */
+	EXPECT_EQ(IPC_CM_REFUSE_LIVE, ipc_cm_req_admit(1, 8, 1, t - 1, t));
+	EXPECT_EQ(IPC_CM_REFUSE_LIVE,
+		  ipc_cm_req_admit(1, 8, 1, t - IPC_CM_REQ_HOLD_MS + 1, t));
+	/* A clock behind its last receive: in use. */
+	EXPECT_EQ(IPC_CM_REFUSE_LIVE, ipc_cm_req_admit(1, 8, 1, t + 5, t));
+	/* Quiet for the hold: a restarted peer replaces it. */
+	EXPECT_EQ(IPC_CM_ADMIT_REPLACE,
+		  ipc_cm_req_admit(1, 8, 1, t - IPC_CM_REQ_HOLD_MS, t));
+	/* But not beyond the cap: the old QP still counts until destroyed. */
+	EXPECT_EQ(IPC_CM_REFUSE_FULL,
+		  ipc_cm_req_admit(8, 8, 1, t - IPC_CM_REQ_HOLD_MS, t));
+}
+
 TEST(cm, idle_tx_connects_and_queues)
 {
 	Cm t;
