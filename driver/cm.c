@@ -45,7 +45,7 @@ static void __ipn_cm_rx_retire(struct ipn_priv *priv, struct ipn_cm_rx *rx)
 		return;
 	rx->dead = true;
 	list_move_tail(&rx->list, &priv->cm_rx_dead);
-	priv->cm_rx_count--;
+	/* Still counted (cm_rx_count) until its QP is destroyed: H3. */
 	/* Now, not when destroyed: a successor's up may come first. */
 	ipn_genl_conn_event(priv, rx->peer, true, false, 0);
 }
@@ -69,6 +69,32 @@ static struct ipn_cm_rx *ipn_cm_rx_of_peer(struct ipn_priv *priv,
 		if (!memcmp(rx->peer, peer, IPC_ADDR_LEN))
 			return rx;
 	return NULL;
+}
+
+/*
+ * The core's rule for a REQ from peer address hw (review 2026-12 H3).
+ * priv->lock held.
+ */
+static enum ipc_cm_admit ipn_cm_req_admit(struct ipn_priv *priv, const u8 *hw)
+{
+	struct ipn_cm_rx *old = ipn_cm_rx_of_peer(priv, hw);
+
+	lockdep_assert_held(&priv->lock);
+	return ipc_cm_req_admit(priv->cm_rx_count, READ_ONCE(ipn_cm_rx_max),
+				!!old, old ? READ_ONCE(old->last_rx_ms) : 0,
+				ipn_now_ms());
+}
+
+static void ipn_cm_req_refused(struct ipn_priv *priv, enum ipc_cm_admit why)
+{
+	ipn_inc(priv, cm_rejects);
+	if (why == IPC_CM_REFUSE_LIVE)
+		net_warn_ratelimited("%s: REQ in the name of a peer whose connection is in use: refused\n",
+				     priv->dev->name);
+	else
+		net_warn_ratelimited("%s: %u connections to it: REQ refused (cm_rx_max)\n",
+				     priv->dev->name,
+				     READ_ONCE(priv->cm_rx_count));
 }
 
 /*
@@ -104,7 +130,7 @@ IPN_TESTABLE int ipn_cm_req(struct ib_cm_id *id, const struct ib_cm_event *ev)
 	struct ipn_cm_rx *rx, *old;
 	u32 qpn, frame_max, psn;
 	u8 hw[IPC_ADDR_LEN];
-	bool full;
+	enum ipc_cm_admit admit;
 	int ret;
 
 	/*
@@ -126,18 +152,11 @@ IPN_TESTABLE int ipn_cm_req(struct ib_cm_id *id, const struct ib_cm_event *ev)
 	memcpy(peer.gid, ev->param.req_rcvd.primary_path->dgid.raw,
 	       IPC_GID_LEN);
 	ipc_addr_encode(&peer, hw);
-	/*
-	 * Review H3: a bounded table. A peer that connects again replaces
-	 * its old connection (below), so it is not refused at the cap.
-	 */
 	spin_lock_bh(&priv->lock);
-	full = priv->cm_rx_count >= READ_ONCE(ipn_cm_rx_max) &&
-	       !ipn_cm_rx_of_peer(priv, hw);
+	admit = ipn_cm_req_admit(priv, hw);
 	spin_unlock_bh(&priv->lock);
-	if (full) {
-		ipn_inc(priv, cm_rejects);
-		net_warn_ratelimited("%s: %u connections to it: REQ refused (cm_rx_max)\n",
-				     priv->dev->name, READ_ONCE(priv->cm_rx_count));
+	if (admit >= IPC_CM_REFUSE_FULL) {
+		ipn_cm_req_refused(priv, admit);
 		return -EBUSY;
 	}
 	rx = kzalloc(sizeof(*rx), GFP_KERNEL);
@@ -173,8 +192,17 @@ IPN_TESTABLE int ipn_cm_req(struct ib_cm_id *id, const struct ib_cm_event *ev)
 		ret = -ENETDOWN;
 		goto err_qp;
 	}
-	/* The same peer address again: its old connection is stale. */
-	old = ipn_cm_rx_of_peer(priv, rx->peer);
+	/* Again: the table may have changed while the QP was made. */
+	admit = ipn_cm_req_admit(priv, rx->peer);
+	if (admit >= IPC_CM_REFUSE_FULL) {
+		spin_unlock_bh(&priv->lock);
+		ipn_cm_req_refused(priv, admit);
+		ret = -EBUSY;
+		goto err_qp;
+	}
+	/* The same peer address, quiet for the hold: it restarted. */
+	old = admit == IPC_CM_ADMIT_REPLACE ?
+	      ipn_cm_rx_of_peer(priv, rx->peer) : NULL;
 	if (old)
 		__ipn_cm_rx_retire(priv, old);
 	rx->id = id;
@@ -258,6 +286,7 @@ static void ipn_cm_rx_destroy(struct ipn_priv *priv, struct ipn_cm_rx *rx)
 	spin_lock_bh(&priv->lock);
 	hash_del_rcu(&rx->qp_node);
 	list_del(&rx->list);
+	priv->cm_rx_count--;	/* counted from its REQ to here: H3 */
 	spin_unlock_bh(&priv->lock);
 	/* A late completion is matched by pointer only, never followed. */
 	ib_destroy_qp(rx->qp);
@@ -902,7 +931,6 @@ void ipn_cm_stop(struct ipn_priv *priv)
 		ipn_cm_apply(priv, tx, &r, NULL);
 	}
 	list_splice_tail_init(&priv->cm_rx, &priv->cm_rx_dead);
-	priv->cm_rx_count = 0;
 	list_for_each_entry(rx, &priv->cm_rx_dead, list) {
 		if (!rx->dead)
 			ipn_genl_conn_event(priv, rx->peer, true, false, 0);

@@ -861,7 +861,7 @@ struct ipn_priv {
 	DECLARE_HASHTABLE(cm_tx, IPN_CM_HASH_BITS);
 	DECLARE_HASHTABLE(cm_rx_qps, IPN_CM_HASH_BITS);
 	struct list_head cm_rx;
-	unsigned int cm_rx_count;	/* on cm_rx; at most ipn_cm_rx_max */
+	unsigned int cm_rx_count;	/* with a QP, dead too; <= cm_rx_max */
 	unsigned int cm_tx_count;	/* made, dead ones too; ipn_cm_tx_max */
 	bool cm_tx_full_told;		/* the log said the table filled */
 	struct list_head cm_rx_dead;

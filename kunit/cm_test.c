@@ -720,6 +720,137 @@ static void cm_rx_idle_reaped(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ipn_stat(a, cm_rejects), 0u);
 }
 
+static int kt_idle_cm_handler(struct ib_cm_id *id,
+			      const struct ib_cm_event *ev)
+{
+	return 0;
+}
+
+/*
+ * Hand A's REQ handler a REQ through A's port in the name of peer address
+ * (qpn, gid), as a node that writes its own REQ MAD can (the private
+ * data's QPN and the path's GID are the sender's). The ID is a fresh one
+ * of A's device, in no CM state: a REQ that got past the admission would
+ * fail at ib_cm_init_qp_attr() (-EINVAL) and be counted nowhere.
+ */
+static int kt_forged_req(struct kunit *test, struct kt_cm *c, u32 qpn,
+			 const u8 *gid)
+{
+	struct sa_path_rec path = { .pkey = cpu_to_be16(IPC_PKEY_DEFAULT) };
+	u8 data[IB_CM_REQ_PRIVATE_DATA_SIZE] = {};
+	struct ib_cm_event ev = {
+		.event = IB_CM_REQ_RECEIVED,
+		.private_data = data,
+	};
+	struct ib_cm_id *id;
+	int ret;
+
+	id = ib_create_cm_id(c->ca, kt_idle_cm_handler, c->a);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(id), "cm id: %pe", id);
+	ipc_cm_priv_build(qpn, 2048, data);
+	memcpy(path.dgid.raw, gid, IPC_GID_LEN);
+	ev.param.req_rcvd.primary_path = &path;
+	ev.param.req_rcvd.port = c->a->port;
+	ret = ipn_cm_req(id, &ev);
+	ib_destroy_cm_id(id);
+	return ret;
+}
+
+/* Back-date the last receive of A's connection from B by ms. */
+static void kt_a_rx_quiet(struct kt_cm *c, u64 ms)
+{
+	struct ipn_cm_rx *rx;
+
+	spin_lock_bh(&c->a->lock);
+	list_for_each_entry(rx, &c->a->cm_rx, list)
+		WRITE_ONCE(rx->last_rx_ms, ipn_now_ms() - ms);
+	spin_unlock_bh(&c->a->lock);
+}
+
+/*
+ * Review 2026-12 H3: a REQ forged in the name of B, whose connection to A
+ * carries frames, replaced it: A tore down B's connection (a DREQ, B's
+ * message in flight lost) and took the forger's. Now it is refused
+ * (IPC_CM_REQ_HOLD_MS), counted in cm_rejects, and B's connection goes
+ * on untouched. Once that connection has been quiet for the hold, a REQ
+ * of B's address (a B that restarted) is let through the admission: here
+ * it fails only at the fresh ID's QP attributes.
+ */
+static void cm_req_forged_refused(struct kunit *test)
+{
+	struct kt_cm *c = test->priv;
+	struct ipn_priv *a = c->a, *b;
+	u64 rc_frames;
+	int ret;
+
+	b = kt_b_connect(test, c);
+	rc_frames = ipn_stat(a, cm_rx_packets);
+	ret = kt_forged_req(test, c, b->ifid.qpn, b->ifid.gid);
+	KUNIT_EXPECT_EQ(test, ret, -EBUSY);
+	KUNIT_EXPECT_EQ(test, ipn_stat(a, cm_rejects), 1u);
+	KUNIT_EXPECT_EQ(test, ipn_stat(a, cm_accepts), 1u);
+	KUNIT_EXPECT_EQ(test, kt_rx(a).listed, 1u);
+	KUNIT_EXPECT_EQ(test, kt_rx(a).dead, 0u);
+	KUNIT_EXPECT_EQ(test, kt_rx(a).count, 1u);
+	/* B's connection still carries B's frames, and B saw no DREQ. */
+	kt_b_send(c, NULL, 0);
+	KUNIT_EXPECT_TRUE(test, kt_wait(c, KT_CONNECT_MS, kt_b_again));
+	KUNIT_EXPECT_EQ(test, ipn_stat(a, cm_rx_packets), rc_frames + 1);
+	KUNIT_EXPECT_EQ(test, kt_conn(b, c->to).state, IPC_CM_CONNECTED);
+	KUNIT_EXPECT_EQ(test, ipn_stat(b, cm_connects), 1u);
+
+	kt_a_rx_quiet(c, IPC_CM_REQ_HOLD_MS);
+	ret = kt_forged_req(test, c, b->ifid.qpn, b->ifid.gid);
+	KUNIT_EXPECT_EQ(test, ret, -EINVAL);
+	KUNIT_EXPECT_EQ(test, ipn_stat(a, cm_rejects), 1u);
+}
+
+/*
+ * Review 2026-12 H3: a retired connection stopped counting against
+ * cm_rx_max at once, though its QP lives until the control work, behind
+ * rtnl, destroys it; REQs could then make QPs without bound while rtnl
+ * was held. With cm_rx_max 1, B's connection idles out while the test
+ * holds rtnl: retired, not destroyed, it still counts, and another
+ * peer's REQ is refused. Once rtnl is free it goes, and the count with
+ * it. (Without the fix the REQ got past the cap to the fresh ID's QP
+ * attributes: -EINVAL, nothing counted.)
+ */
+static void cm_req_dead_counted(struct kunit *test)
+{
+	struct kt_cm *c = test->priv;
+	struct ipn_priv *a = c->a;
+	static const u8 gid[IPC_GID_LEN] = {
+		0xfe, 0x80, [8] = 0x02, [15] = 0x77,
+	};
+	struct kt_rx r;
+	int ret;
+
+	kt_b_connect(test, c);
+	ipn_cm_rx_max = 1;	/* kt_cm_exit restores it */
+
+	/*
+	 * The tick shares the control work's queue, so with rtnl held it
+	 * is run here, once B's connection has idled for A's idle time.
+	 */
+	rtnl_lock();
+	kt_a_rx_quiet(c, a->cm_cfg.idle_ms + 1);
+	spin_lock_bh(&a->lock);
+	ipn_cm_timers(a, ipn_now_ms());
+	spin_unlock_bh(&a->lock);
+	r = kt_rx(a);
+	ret = kt_forged_req(test, c, 0x123, gid);
+	rtnl_unlock();
+	ipn_ctl_kick(a);
+	KUNIT_EXPECT_EQ(test, r.listed, 0u);
+	KUNIT_EXPECT_EQ(test, r.dead, 1u);
+	KUNIT_EXPECT_EQ(test, r.count, 1u);
+	KUNIT_EXPECT_EQ(test, ret, -EBUSY);
+	KUNIT_EXPECT_EQ(test, ipn_stat(a, cm_rejects), 1u);
+	KUNIT_EXPECT_TRUE_MSG(test, kt_wait(c, 8000, kt_a_rx_gone),
+			      "A still holds %u connections (%u retired)",
+			      kt_rx(a).count, kt_rx(a).dead);
+}
+
 /*
  * Review H4: the raw peer answers A's REQ with an RNR retry count of 7
  * and never posts a receive, so every send of A's gets RNR NAKs (each
@@ -1079,6 +1210,8 @@ static void cm_rx_alloc_fails(struct kunit *test)
 static struct kunit_case ipn_cm_cases[] = {
 	KUNIT_CASE(cm_accept_and_cap),
 	KUNIT_CASE(cm_rx_idle_reaped),
+	KUNIT_CASE(cm_req_forged_refused),
+	KUNIT_CASE(cm_req_dead_counted),
 	KUNIT_CASE(cm_rnr_hostile_peer),
 	KUNIT_CASE(cm_dead_peer_stall),
 	KUNIT_CASE(cm_tx_bounded),
