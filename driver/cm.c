@@ -134,6 +134,16 @@ IPN_TESTABLE int ipn_cm_req(struct ib_cm_id *id, const struct ib_cm_event *ev)
 	int ret;
 
 	/*
+	 * Review 2026-12 M1: the listen ID is the whole device's; a REQ that
+	 * came in through another port is from another fabric.
+	 */
+	if (ev->param.req_rcvd.port != priv->port) {
+		ipn_inc(priv, cm_rejects);
+		netdev_dbg(priv->dev, "REQ on port %u refused\n",
+			   ev->param.req_rcvd.port);
+		return -EINVAL;	/* the CM rejects it and frees the ID */
+	}
+	/*
 	 * Review H2: only a REQ of this interface's partition; the CM would
 	 * otherwise give the QP the P_Key index of the REQ's own P_Key.
 	 */

@@ -391,7 +391,7 @@ static void roce_child_partition(struct kunit *test)
 }
 
 /* Hand ipn_cm_req() a REQ whose primary path carries pkey, as ib_cm does. */
-static int kt_cm_req(struct ipn_priv *priv, u16 pkey)
+static int kt_cm_req_on(struct ipn_priv *priv, u16 pkey, u32 port)
 {
 	struct sa_path_rec path = { .pkey = cpu_to_be16(pkey) };
 	u8 data[IB_CM_REQ_PRIVATE_DATA_SIZE] = {};
@@ -403,7 +403,14 @@ static int kt_cm_req(struct ipn_priv *priv, u16 pkey)
 
 	ipc_cm_priv_build(0x123, 2048, data);
 	ev.param.req_rcvd.primary_path = &path;
+	ev.param.req_rcvd.port = port;
 	return ipn_cm_req(&id, &ev);
+}
+
+/* The same, through the interface's own port. */
+static int kt_cm_req(struct ipn_priv *priv, u16 pkey)
+{
+	return kt_cm_req_on(priv, pkey, priv->port);
 }
 
 /*
@@ -461,6 +468,27 @@ static void roce_cm_req_cap(struct kunit *test)
 	ipn_cm_rx_max = 0;
 	KUNIT_EXPECT_EQ(test, kt_cm_req(c->priv, IPC_PKEY_DEFAULT), -EBUSY);
 	ipn_cm_rx_max = max;
+	KUNIT_EXPECT_EQ(test, ipn_stat(c->priv, cm_rejects), 1u);
+	KUNIT_EXPECT_TRUE(test, list_empty(&c->priv->cm_rx));
+}
+
+/*
+ * Review 2026-12 M1: the listen ID is the device's, so a REQ that came in
+ * through another port of it (another fabric, the same P_Key value)
+ * reached the interface. It is refused before anything else is decided
+ * (with cm_rx_max 0, the cap would refuse it with -EBUSY otherwise), and
+ * counted; no QP is made.
+ */
+static void roce_cm_req_other_port(struct kunit *test)
+{
+	struct kt_roce *c = test->priv;
+	unsigned int max = ipn_cm_rx_max;
+	int ret;
+
+	ipn_cm_rx_max = 0;
+	ret = kt_cm_req_on(c->priv, IPC_PKEY_DEFAULT, c->priv->port + 1);
+	ipn_cm_rx_max = max;
+	KUNIT_EXPECT_EQ(test, ret, -EINVAL);
 	KUNIT_EXPECT_EQ(test, ipn_stat(c->priv, cm_rejects), 1u);
 	KUNIT_EXPECT_TRUE(test, list_empty(&c->priv->cm_rx));
 }
@@ -1335,6 +1363,7 @@ static struct kunit_case ipn_roce_cases[] = {
 	KUNIT_CASE(roce_child_partition),
 	KUNIT_CASE(roce_cm_req_other_partition),
 	KUNIT_CASE(roce_cm_req_cap),
+	KUNIT_CASE(roce_cm_req_other_port),
 	KUNIT_CASE(roce_path_link_local),
 	KUNIT_CASE(roce_path_routed_ipv6),
 	KUNIT_CASE(roce_path_routed_ipv4),
