@@ -344,6 +344,7 @@ static void ipn_uninit(struct net_device *dev)
 	ASSERT_RTNL();
 	ipn_debugfs_remove(priv);
 	list_del_init(&priv->list);
+	ipn_roce_unwatch(priv);
 }
 
 /* A child shows as <name>@<parent> (ip link). */

@@ -300,7 +300,8 @@ int ipn_dev_set_bcast_scope(struct ipn_priv *priv, u8 scope)
  * The announcement of a new address, again at the first carrier-up after
  * it (ipn_dev_addr_changed()): an announcement made while the carrier was
  * off, or while the port was going down or up, is lost. Linkwatch sends
- * NETDEV_CHANGE once the qdisc is active again. rtnl held.
+ * NETDEV_CHANGE once the qdisc is active again. And a RoCE interface's
+ * Ethernet MTU (roce.c). rtnl held.
  */
 static int ipn_netdev_event(struct notifier_block *nb, unsigned long event,
 			    void *ptr)
@@ -309,6 +310,10 @@ static int ipn_netdev_event(struct notifier_block *nb, unsigned long event,
 	struct ipn_priv *priv;
 
 	ASSERT_RTNL();
+	if (event == NETDEV_CHANGEMTU && !ipn_is_ipn_dev(dev)) {
+		ipn_roce_lower_mtu(dev);
+		return NOTIFY_DONE;
+	}
 	if (event != NETDEV_CHANGE || !ipn_is_ipn_dev(dev))
 		return NOTIFY_DONE;
 	priv = netdev_priv(dev);

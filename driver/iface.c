@@ -173,8 +173,6 @@ static int ipn_priv_init(struct ipn_priv *priv, struct ib_device *ca,
 	dev->sysfs_groups[0] = priv->parent ? &ipn_child_attr_group :
 					      &ipn_port_attr_group;
 	dev->rtnl_link_ops = &ipn_link_ops;
-	if (priv->roce)
-		ipn_roce_watch(priv);
 	return 0;
 
 err_verbs:
@@ -194,7 +192,6 @@ static void ipn_priv_uninit(struct ipn_priv *priv)
 {
 	unsigned int q;
 
-	ipn_roce_unwatch(priv);
 	netif_napi_del(&priv->cm_napi);
 	for (q = 0; q < priv->txq_max; q++)
 		netif_napi_del(&priv->txq[q].napi);
@@ -264,6 +261,9 @@ static int ipn_dev_register(struct ipn_priv *priv)
 		return -ENOMEM;
 	}
 	ipn_event_handler_register(priv);
+	/* Registered, rtnl held: ipn_roce_lower_mtu() walks the list so. */
+	if (priv->roce)
+		ipn_roce_watch(priv);
 	ipn_dev_update_mtu(priv, ipn_port_ib_mtu(priv));
 	netif_carrier_off(dev);
 	ipn_debugfs_add(priv);

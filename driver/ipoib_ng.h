@@ -1185,6 +1185,7 @@ extern struct ib_sa_client ipn_sa_client;
 extern const struct ipn_backend_ops ipn_roce_ops;
 int ipn_roce_init(void);
 void ipn_roce_exit(void);
+void ipn_roce_lower_mtu(struct net_device *ndev);
 void ipn_roce_watch(struct ipn_priv *priv);
 void ipn_roce_unwatch(struct ipn_priv *priv);
 

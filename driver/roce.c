@@ -215,9 +215,10 @@ const struct ipn_backend_ops ipn_roce_ops = {
  * another MAC revalidates it at once (ipn_path_revalidate()), while the
  * old handle keeps sending. Link-local GIDs carry their MAC (rdma_get_ll_mac()).
  *
- * ipn_roce_privs holds every RoCE interface from its init to its uninit;
- * the notifier walks it under ipn_roce_lock (BH: neighbour updates come
- * from softirqs), taking each interface's priv->lock inside it.
+ * ipn_roce_privs holds every RoCE interface from its registration to its
+ * ndo_uninit, both under rtnl; the netevent notifier walks it under
+ * ipn_roce_lock (BH: neighbour updates come from softirqs), taking each
+ * interface's priv->lock inside it, the netdevice notifier under rtnl.
  */
 static DEFINE_SPINLOCK(ipn_roce_lock);
 static LIST_HEAD(ipn_roce_privs);
@@ -234,6 +235,41 @@ void ipn_roce_unwatch(struct ipn_priv *priv)
 	spin_lock_bh(&ipn_roce_lock);
 	list_del_init(&priv->roce_node);
 	spin_unlock_bh(&ipn_roce_lock);
+}
+
+/*
+ * Review 2026-12 M2: the Ethernet MTU under RoCE interfaces changed, and
+ * with it the port's IB MTU (rxe follows NETDEV_CHANGEMTU; a UD send
+ * longer than the port MTU completes unsent, IBA C10-93.1.1). The MTU
+ * follows; connections made for a larger path MTU are made again.
+ * rtnl held, which the list's writers (registration, ndo_uninit) hold too.
+ */
+void ipn_roce_lower_mtu(struct net_device *ndev)
+{
+	struct ipn_priv *priv;
+	u32 was, ib_mtu;
+
+	ASSERT_RTNL();
+	list_for_each_entry(priv, &ipn_roce_privs, roce_node) {
+		if (priv->roce_ndev != ndev)
+			continue;
+		was = ipn_ud_frame_max(priv);
+		ib_mtu = ipn_port_ib_mtu(priv);
+		if (ib_mtu == was)
+			continue;
+		netdev_info(priv->dev, "%s's MTU is %u: IB MTU %u\n",
+			    ndev->name, ndev->mtu, ib_mtu);
+		ipn_dev_update_mtu(priv, ib_mtu);
+		if (ib_mtu > was)
+			continue;
+		mutex_lock(&priv->ctl_mutex);
+		if (priv->cm_on) {
+			ipn_cm_stop(priv);
+			if (priv->qp_rts && ipn_cm_start(priv))
+				netdev_warn(priv->dev, "cannot start connected mode: peers reach us over UD only\n");
+		}
+		mutex_unlock(&priv->ctl_mutex);
+	}
 }
 
 static void ipn_roce_neigh_changed(struct ipn_priv *priv, const u8 *gid,

@@ -20,6 +20,9 @@
 #     driver (ICMP, mtu 4092) and the stack fragments the next ones;
 #  e) back to connected, then the interfaces go down and up with the
 #     connections open;
+#  h) review 2026-12 M2: va's and vb's MTU lowered to 1500 under a TCP
+#     stream over the connections: they are made again for the RoCE path
+#     MTU of 1024 (cm_connects), and the stream goes on;
 #  f) cm_tx_max 0 (review M3: the cap on connections an interface makes):
 #     n1 makes none, counts cm_tx_refused, and its frames go over
 #     datagrams: small ones arrive, a large one with DF gets
@@ -158,6 +161,37 @@ check ip -n n2 link set dev "$IB2" up
 wait_for 30 "carrier on $IB2 in n2" has_carrier n2 "$IB2"
 wait_for 30 "ping after $IB2 came back" ping_works n1 10.1.0.2 -s 30000
 check_ping n2 10.1.0.1 -s 30000
+
+log "h) review M2: the Ethernet MTU lowered under connected mode"
+bg_run n2 60 iperf3 -s -1 -p 5211
+wait_for 30 "iperf3 server in n2" ns_tcp_listening n2 5211
+bg_run n1 60 iperf3 -c 10.1.0.2 -p 5211 -t 8 -l 65000 -f m
+client=$BG_PID
+client_log=/tmp/bg-$((${#_bg_pids[@]} - 1)).log
+wait_for 30 "iperf3 traffic out of $IB1" sending n1 "$IB1"
+c=$(eth_stat n1 "$IB1" cm_connects)
+check ip link set dev va mtu 1500
+check ip link set dev vb mtu 1500
+t=$(eth_stat n1 "$IB1" cm_tx_packets)
+wait "$client" || fail "iperf3 over RC did not survive the MTU change (exit $?): $(tail -n 3 "$client_log")"
+grep -q "receiver" "$client_log" || fail "iperf3 over RC gave no summary"
+bg_stop
+c=$(($(eth_stat n1 "$IB1" cm_connects) - c))
+t=$(($(eth_stat n1 "$IB1" cm_tx_packets) - t))
+log "$IB1 after va's MTU: cm_connects +$c, cm_tx_packets +$t"
+((c >= 1)) || fail "n1 kept its connections made for the larger MTU"
+((t >= 100)) || fail "only $t frames over RC after the MTU change"
+mtu=$(ip netns exec n1 cat "/sys/class/net/$IB1/mtu")
+((mtu == 65520)) || fail "MTU of $IB1 is $mtu in connected mode, want 65520"
+# Frames sent over UD while the connection was made again taught the
+# route UD's MTU (the driver's ICMP, as in d): forgotten, a large
+# ping goes over the new connection.
+check ip -n n1 route flush cache
+t=$(eth_stat n1 "$IB1" cm_tx_packets)
+check_ping n1 10.1.0.2 -s 30000 -M "do"
+(($(eth_stat n1 "$IB1" cm_tx_packets) > t)) || fail "the 30000-byte ping did not go over RC"
+check ip link set dev va mtu 9000
+check ip link set dev vb mtu 9000
 
 log "f) cm_tx_max 0: n1's frames go over datagrams"
 cap=/sys/module/ipoib_ng/parameters/cm_tx_max

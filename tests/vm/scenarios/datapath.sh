@@ -12,7 +12,10 @@
 #   iperf3       TCP and UDP, both directions, 3 s each; TCP's sends go to
 #                the adapter in batches (ethtool -S tx_posts)
 #   MTU          4092 (the maximum) with DF, fragmentation, 1280 with DF,
-#                refused values (above the maximum, below 68)
+#                refused values (above the maximum, below 68); va's and
+#                vb's MTU lowered to 1500 while iperf3 runs (review
+#                2026-12 M2): the interfaces' follow the IB MTU (1020),
+#                TCP goes on
 #   ethtool      -i (driver, bus), link (speed of va), -g (ring sizes), -S
 #                (counters agree with the kernel's, every drop reason listed)
 #   ethtool -c/-C -C refused on rxe (no CQ moderation) with its message;
@@ -327,6 +330,43 @@ check_ping_too_big n1 10.1.0.2 1300 1280
 check_ping n1 fd00::2 -s 1232 -M "do"
 check_ping n1 10.1.0.2 -s 3000
 check ip -n n1 link set dev "$IB1" mtu 4092
+check_ping n1 10.1.0.2 -s 4000 -M "do"
+
+kmsg "va's and vb's MTU lowered under traffic (review 2026-12 M2)"
+# rxe0's and rxe1's IB MTU follow va's and vb's (1500: 1024); a UD send
+# longer than that would complete unsent. The interfaces' MTUs follow at
+# once, and TCP from n1 to n2 goes on.
+bg_run n2 60 iperf3 -s -1 -p 5210
+wait_for 30 "iperf3 server in n2" ns_tcp_listening n2 5210
+bg_run n1 60 iperf3 -c 10.1.0.2 -p 5210 -t 8 -f m
+client=$BG_PID
+client_log=/tmp/bg-$((${#_bg_pids[@]} - 1)).log
+wait_for 30 "iperf3 traffic out of $IB1" sending n1 "$IB1"
+check ip link set dev va mtu 1500
+check ip link set dev vb mtu 1500
+for side in "n1 $IB1 va" "n2 $IB2 vb"; do
+	# shellcheck disable=SC2086 # "NS IF ETH": split on purpose
+	set -- $side
+	mtu_is "$1" "$2" 1020
+	ns_exec "$1" ip -d link show dev "$2" | grep -q "maxmtu 1020" ||
+		fail "$2's maxmtu did not follow $3's MTU: $(ns_exec "$1" ip -d link show dev "$2")"
+	dmesg | grep -q "$2: $3's MTU is 1500: IB MTU 1024" || fail "no log line for $3's MTU"
+done
+check_ping_too_big n1 10.1.0.2 3000 1020
+check_ping n1 10.1.0.2 -s 900 -M "do"
+check_ping n2 10.1.0.1 -s 900 -M "do"
+wait "$client" || fail "iperf3 from n1 did not survive the MTU change (exit $?): $(tail -n 3 "$client_log")"
+grep -q "receiver" "$client_log" || fail "iperf3 from n1 gave no summary"
+bg_stop
+check ip link set dev va mtu 9000
+check ip link set dev vb mtu 9000
+for side in "n1 $IB1" "n2 $IB2"; do
+	# shellcheck disable=SC2086 # "NS IF": split on purpose
+	set -- $side
+	ns_exec "$1" ip -d link show dev "$2" | grep -q "maxmtu 4092" ||
+		fail "$2's maxmtu did not come back with the Ethernet MTU"
+	check ip -n "$1" link set dev "$2" mtu 4092
+done
 check_ping n1 10.1.0.2 -s 4000 -M "do"
 
 kmsg "down/up cycles"
