@@ -30,11 +30,29 @@
 static void ipn_cm_rx_qp_event(struct ib_event *event, void *ctx)
 {
 	struct ipn_cm_rx *rx = ctx;
-	struct ib_cm_id *id = READ_ONCE(rx->id);	/* review L1: once */
+	struct ib_cm_id *id;
 
-	/* Data before the RTU: the QP is established (IBA 12.9.7.3). */
-	if (event->event == IB_EVENT_COMM_EST && id)
-		ib_cm_notify(id, event->event);
+	/*
+	 * Data before the RTU: the QP is established (IBA 12.9.7.3). Review
+	 * L4: under RCU, so that the ID, once the connection is going
+	 * (ipn_cm_rx_to_err), is destroyed only after this handler is done
+	 * with it (a preemptible thread on PREEMPT_RT).
+	 */
+	if (event->event == IB_EVENT_COMM_EST) {
+		rcu_read_lock();
+		id = READ_ONCE(rx->id);
+		if (id && !test_bit(IPN_CM_RX_GOING, &rx->drain))
+			ib_cm_notify(id, event->event);
+		rcu_read_unlock();
+	}
+	/*
+	 * Review H1: the QP in ERR takes no more from the SRQ; the control
+	 * work posts its drain (any context here: a bit and a kick).
+	 */
+	if (event->event == IB_EVENT_QP_LAST_WQE_REACHED) {
+		set_bit(IPN_CM_RX_LAST_WQE, &rx->drain);
+		ipn_ctl_kick(rx->priv);
+	}
 }
 
 /* To the dead list, for the control work to destroy. priv->lock held. */
@@ -175,7 +193,8 @@ IPN_TESTABLE int ipn_cm_req(struct ib_cm_id *id, const struct ib_cm_event *ev)
 	rx->priv = priv;
 	memcpy(rx->peer, hw, sizeof(rx->peer));
 
-	qa.send_cq = priv->txq[0].cq;	/* it sends nothing */
+	/* Its one send is the drain, polled by CM NAPI after its receives. */
+	qa.send_cq = priv->cm_rcq;
 	qa.recv_cq = priv->cm_rcq;
 	qa.srq = priv->srq;
 	qa.cap.max_send_wr = 1;
@@ -280,27 +299,118 @@ static int ipn_cm_rx_handler(struct ib_cm_id *id,
 	}
 }
 
-/* A connection to us is gone: its ID, its QP, then the memory (RCU). */
-static void ipn_cm_rx_destroy(struct ipn_priv *priv, struct ipn_cm_rx *rx)
+/*
+ * The retired connections to us: their QPs to ERR, their IDs destroyed;
+ * each QP stays on cm_rx_drain until it has given its SRQ buffers back
+ * (review H1, ipn_cm_rx_drain_run). ctl_mutex held.
+ */
+static void ipn_cm_rx_to_err(struct ipn_priv *priv)
 {
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
-	struct ib_cm_id *id = rx->id;
+	struct ipn_cm_rx *rx, *tmp;
+	LIST_HEAD(going);
+	u64 now;
 
+	lockdep_assert_held(&priv->ctl_mutex);
+	spin_lock_bh(&priv->lock);
+	list_splice_tail_init(&priv->cm_rx_dead, &going);
+	spin_unlock_bh(&priv->lock);
+	if (list_empty(&going))
+		return;
 	/*
 	 * Review L1: the QP first, so that no COMM_EST event comes for an
-	 * ID being destroyed; then the ID, which waits for its handlers.
+	 * ID being destroyed; L4: one that came is done with the ID after
+	 * the grace period. A QP that does not go to ERR is not drained.
 	 */
-	ib_modify_qp(rx->qp, &attr, IB_QP_STATE);
-	WRITE_ONCE(rx->id, NULL);
-	ib_destroy_cm_id(id);
+	list_for_each_entry(rx, &going, list) {
+		if (ib_modify_qp(rx->qp, &attr, IB_QP_STATE))
+			set_bit(IPN_CM_RX_DRAINED, &rx->drain);
+		set_bit(IPN_CM_RX_GOING, &rx->drain);
+	}
+	synchronize_net();
+	now = ipn_now_ms();
+	list_for_each_entry_safe(rx, tmp, &going, list) {
+		ib_destroy_cm_id(rx->id);	/* waits for its handlers */
+		WRITE_ONCE(rx->id, NULL);
+		rx->drain_at = now + IPN_CM_LAST_WQE_MS;
+		list_move_tail(&rx->list, &priv->cm_rx_drain);
+	}
+}
+
+/* The QP, then the memory (RCU): NAPI finds rx by its QP. ctl_mutex. */
+static void ipn_cm_rx_free(struct ipn_priv *priv, struct ipn_cm_rx *rx)
+{
+	lockdep_assert_held(&priv->ctl_mutex);
+	list_del(&rx->list);
+	if (test_bit(IPN_CM_RX_POSTED, &rx->drain))
+		priv->cm_drains--;
 	spin_lock_bh(&priv->lock);
 	hash_del_rcu(&rx->qp_node);
-	list_del(&rx->list);
 	priv->cm_rx_count--;	/* counted from its REQ to here: H3 */
 	spin_unlock_bh(&priv->lock);
 	/* A late completion is matched by pointer only, never followed. */
 	ib_destroy_qp(rx->qp);
 	kfree_rcu(rx, rcu);
+}
+
+/*
+ * Review H1: an RC QP takes an SRQ buffer at a message's first packet.
+ * Destroyed before that buffer's completion was polled, the buffer is
+ * lost: mlx5 purges a destroyed QP's completions, rxe of 6.12 never
+ * completes the message in progress. So (IBA 10.3.1, as ib_ipoib does):
+ * ERR, then the last-WQE event, then a send WR flushed behind the
+ * receives, polled by CM NAPI, then the QP goes. Returns the earliest
+ * deadline of the connections still draining. ctl_mutex held.
+ */
+static u64 ipn_cm_rx_drain_run(struct ipn_priv *priv, u64 now)
+{
+	struct ib_send_wr drain = {
+		.opcode = IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED,
+	};
+	u64 next = IPC_NO_DEADLINE;
+	struct ipn_cm_rx *rx, *tmp;
+
+	lockdep_assert_held(&priv->ctl_mutex);
+	list_for_each_entry_safe(rx, tmp, &priv->cm_rx_drain, list) {
+		if (test_bit(IPN_CM_RX_DRAINED, &rx->drain)) {
+			ipn_inc(priv, cm_rx_drains);
+			ipn_cm_rx_free(priv, rx);
+			continue;
+		}
+		if (test_bit(IPN_CM_RX_POSTED, &rx->drain)) {
+			if (now < rx->drain_at) {
+				next = min(next, rx->drain_at);
+				continue;
+			}
+			netdev_dbg(priv->dev, "QP %u: no drain completion\n",
+				   rx->qp->qp_num);
+			ipn_inc(priv, cm_drain_timeouts);
+			ipn_cm_rx_free(priv, rx);
+			continue;
+		}
+		/* Without the event, once it is overdue (rxe of 6.1). */
+		if (!test_bit(IPN_CM_RX_LAST_WQE, &rx->drain) &&
+		    now < rx->drain_at) {
+			next = min(next, rx->drain_at);
+			continue;
+		}
+		if (priv->cm_drains >= IPN_CM_DRAINS_MAX)
+			continue;	/* a drain that completes kicks the work */
+		/* Never 0: the ID a connection has before its drain. */
+		rx->drain_id = ++priv->cm_drain_ids ?: ++priv->cm_drain_ids;
+		drain.wr_id = IPN_CM_DRAIN_WRID | rx->drain_id;
+		if (ib_post_send(rx->qp, &drain, NULL)) {
+			ipn_inc(priv, cm_drain_timeouts);
+			ipn_cm_rx_free(priv, rx);
+			continue;
+		}
+		priv->cm_drains++;
+		set_bit(IPN_CM_RX_POSTED, &rx->drain);
+		rx->drain_at = now + IPN_CM_DRAIN_MS;
+		next = min(next, rx->drain_at);
+	}
+	return next;
 }
 
 /* ------------------------------------------------------------------ */
@@ -801,20 +911,32 @@ void ipn_cm_reap(struct ipn_priv *priv, bool all)
 		kfree(tx);
 }
 
-/* The control work's share: connection ops and retired connections. */
+/*
+ * The control work's share: connection ops, retired connections to ERR,
+ * those drained destroyed, a starved SRQ restarted (H1).
+ */
 void ipn_cm_run(struct ipn_priv *priv)
 {
-	struct ipn_cm_rx *rx;
+	u64 now, next;
 
+	lockdep_assert_held(&priv->ctl_mutex);
 	ipn_entry_run(priv, &priv->cm_work);
-	for (;;) {
+	ipn_cm_rx_to_err(priv);
+	now = ipn_now_ms();
+	next = ipn_cm_rx_drain_run(priv, now);
+	if (priv->cm_on &&
+	    ipn_cm_srq_starved(priv, now, !list_empty(&priv->cm_rx_drain),
+			       &next)) {
+		netdev_warn(priv->dev, "connected mode: the shared receive queue starved, restarting it\n");
+		ipn_inc(priv, cm_srq_restarts);
+		ipn_cm_stop(priv);
+		if (priv->qp_rts && ipn_cm_start(priv))
+			netdev_warn(priv->dev, "cannot start connected mode: peers reach us over UD only\n");
+	}
+	if (next != IPC_NO_DEADLINE) {
 		spin_lock_bh(&priv->lock);
-		rx = list_first_entry_or_null(&priv->cm_rx_dead,
-					      struct ipn_cm_rx, list);
+		ipn_tick_arm(priv, next);
 		spin_unlock_bh(&priv->lock);
-		if (!rx)
-			break;
-		ipn_cm_rx_destroy(priv, rx);
 	}
 	ipn_cm_reap(priv, false);
 }
@@ -922,8 +1044,8 @@ err:
  */
 void ipn_cm_stop(struct ipn_priv *priv)
 {
+	struct ipn_cm_rx *rx, *rtmp;
 	struct ipn_cm_tx *tx;
-	struct ipn_cm_rx *rx;
 	struct hlist_node *tmp;
 	struct ipc_result r;
 	int b;
@@ -947,7 +1069,15 @@ void ipn_cm_stop(struct ipn_priv *priv)
 		rx->dead = true;
 	}
 	spin_unlock_bh(&priv->lock);
-	ipn_cm_run(priv);
+	ipn_entry_run(priv, &priv->cm_work);
+	ipn_cm_reap(priv, false);
+	/*
+	 * No drain: the SRQ goes next, and every buffer with it, whatever
+	 * the QPs held (H1 is about a live SRQ).
+	 */
+	ipn_cm_rx_to_err(priv);
+	list_for_each_entry_safe(rx, rtmp, &priv->cm_rx_drain, list)
+		ipn_cm_rx_free(priv, rx);
 
 	napi_disable(&priv->cm_napi);
 	/* Every RC QP is gone: the SRQ's buffers come back unposted. */
@@ -960,6 +1090,7 @@ void ipn_cm_init(struct ipn_priv *priv)
 	hash_init(priv->cm_rx_qps);
 	INIT_LIST_HEAD(&priv->cm_rx);
 	INIT_LIST_HEAD(&priv->cm_rx_dead);
+	INIT_LIST_HEAD(&priv->cm_rx_drain);
 	INIT_LIST_HEAD(&priv->cm_work);
 	INIT_LIST_HEAD(&priv->cm_zombies);
 	init_waitqueue_head(&priv->cm_wait);

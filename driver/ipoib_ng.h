@@ -60,6 +60,7 @@ bool ipn_kunit_rx_post_fails(const struct ipn_priv *priv);
 bool ipn_kunit_rx_alloc_fails(const struct ipn_priv *priv);
 unsigned int ipn_kunit_tx_post_cut(const struct ipn_priv *priv,
 				   unsigned int n);
+bool ipn_kunit_cm_poll_held(const struct ipn_priv *priv);
 #else
 static inline bool ipn_kunit_rx_post_fails(const struct ipn_priv *priv)
 {
@@ -77,6 +78,12 @@ static inline unsigned int ipn_kunit_tx_post_cut(const struct ipn_priv *priv,
 						 unsigned int n)
 {
 	return n;
+}
+
+/* Whether KUnit holds priv's CM NAPI off the CQ (kunit/cm_test.c). */
+static inline bool ipn_kunit_cm_poll_held(const struct ipn_priv *priv)
+{
+	return false;
 }
 #endif
 
@@ -259,6 +266,28 @@ enum {
 #define IPN_CM_STALL_MS		4000
 
 /*
+ * Review 2026-12 H1: a passive connection's QP, once in ERR, is kept
+ * until it has given back the SRQ buffer it may hold. It waits for
+ * IB_EVENT_QP_LAST_WQE_REACHED (IBA 11.6.3.1: no more WQEs taken from the
+ * SRQ) at most IPN_CM_LAST_WQE_MS (rxe of 6.1 never raises it), then
+ * a send WR, posted on the QP in ERR, is flushed to the SRQ's CQ after its
+ * receive completions; the QP is destroyed once CM NAPI has polled that,
+ * or after IPN_CM_DRAIN_MS (counted). At most IPN_CM_DRAINS_MAX such WRs
+ * are out at once: the CQ has room for them beside the SRQ's.
+ */
+#define IPN_CM_DRAIN_WRID	BIT_ULL(63)	/* | the connection's drain_id */
+#define IPN_CM_LAST_WQE_MS	1000
+#define IPN_CM_DRAIN_MS		5000
+#define IPN_CM_DRAINS_MAX	8U
+/*
+ * An SRQ below a quarter of its buffers (IB_EVENT_SRQ_LIMIT_REACHED) with
+ * no receive completed for this long and no connection draining has lost
+ * buffers to QPs that went away holding them: connected mode restarts
+ * (srq.c, ipn_cm_srq_starved).
+ */
+#define IPN_CM_SRQ_STARVE_MS	2000
+
+/*
  * Review M3: the tick ran under priv->lock with BH off, armed for each
  * entry's deadline as it came. It runs at most once in this many ms, a
  * delay the core's timers (retries and expiries of a second and more) do
@@ -333,6 +362,9 @@ struct ipn_stats {
 	u64 sa_delay_ms;	/* the time they were held, summed */
 	u64 tx_posts;		/* UD send batches posted (tx.c) */
 	u64 rx_alloc_fail;	/* frames dropped: no skb or page for them */
+	u64 cm_rx_drains;	/* passive QPs destroyed after their drain */
+	u64 cm_drain_timeouts;	/* ... without it, after IPN_CM_DRAIN_MS */
+	u64 cm_srq_restarts;	/* connected mode restarted: SRQ starved */
 	struct u64_stats_sync syncp;	/* last: only u64 counters before it */
 };
 
@@ -645,7 +677,7 @@ struct ipn_cm_tx {
 
 /* A connection a peer made to us. */
 struct ipn_cm_rx {
-	struct list_head list;		/* priv->cm_rx, then cm_rx_dead */
+	struct list_head list;	/* priv->cm_rx, cm_rx_dead, then cm_rx_drain */
 	struct hlist_node qp_node;	/* priv->cm_rx_qps, RCU */
 	struct ipn_priv *priv;
 	struct ib_cm_id *id;
@@ -654,13 +686,30 @@ struct ipn_cm_rx {
 	u64 last_rx_ms;			/* the idle reaper's clock */
 	u64 since_ms;			/* when the peer connected */
 	u64 frames;			/* received over it (its NAPI) */
+	unsigned long drain;		/* IPN_CM_RX_* bits: review H1 */
+	u64 drain_at;			/* cm_rx_drain: the next step by then */
+	u32 drain_id;			/* its drain WR's, 0 before it */
 	bool dead;
 	struct rcu_head rcu;
+};
+
+/* struct ipn_cm_rx's drain bits (cm.c). */
+enum {
+	IPN_CM_RX_GOING,	/* in ERR: its ID no longer for events */
+	IPN_CM_RX_LAST_WQE,	/* the QP event came */
+	IPN_CM_RX_POSTED,	/* the drain WR is on the QP */
+	IPN_CM_RX_DRAINED,	/* CM NAPI polled its completion */
+};
+
+/* priv->srq_flags (srq.c). */
+enum {
+	IPN_SRQ_LOW,		/* the limit event came: ipn_cm_srq_starved */
 };
 
 struct ipn_srq_slot {
 	struct page *pages[IPN_CM_MAX_PAGES];
 	u64 mapping[IPN_CM_MAX_PAGES];
+	u32 seq;			/* priv->srq_seq when last posted */
 	bool posted;
 };
 
@@ -865,6 +914,16 @@ struct ipn_priv {
 	unsigned int cm_tx_count;	/* made, dead ones too; ipn_cm_tx_max */
 	bool cm_tx_full_told;		/* the log said the table filled */
 	struct list_head cm_rx_dead;
+	struct list_head cm_rx_drain;	/* ctl_mutex: in ERR, see H1 */
+	unsigned int cm_drains;		/* ctl_mutex: drain WRs out */
+	u32 cm_drain_ids;		/* ctl_mutex: the last drain_id given */
+	unsigned long srq_flags;	/* IPN_SRQ_* bits (srq.c) */
+	u64 srq_low_ms;			/* when the SRQ limit event came */
+	u64 srq_low_polled;		/* cm_rx_polled then */
+	u32 srq_low_seq;		/* srq_done_seq then */
+	u64 cm_rx_polled;		/* CM NAPI: receive completions polled */
+	u32 srq_seq;			/* CM NAPI: buffers posted, ever */
+	u32 srq_done_seq;		/* CM NAPI: the newest completed's seq */
 	struct list_head cm_work;
 	struct list_head cm_zombies;	/* ipn_cm_reap(): review L2 */
 	wait_queue_head_t cm_wait;	/* a connection's sends completed */
@@ -915,8 +974,8 @@ int ipn_get_vf_stats(struct net_device *dev, int vf,
 void ipn_drop(struct ipn_priv *priv, struct sk_buff *skb, int reason, bool tx);
 void ipn_stats_read(struct ipn_priv *priv, struct ipn_stats *sum);
 u64 ipn_stat_sum(struct ipn_priv *priv, size_t off);
-/* The counters of ethtool -S: 39 named, then one per drop reason. */
-#define IPN_N_STATS (39 + IPC_R_COUNT - 1)
+/* The counters of ethtool -S: 42 named, then one per drop reason. */
+#define IPN_N_STATS (42 + IPC_R_COUNT - 1)
 void ipn_stats_name(unsigned int i, u8 *buf, size_t len);
 void ipn_stats_values(struct ipn_priv *priv, u64 *data);
 void ipn_txq_stats_read(struct ipn_priv *priv, unsigned int from,
@@ -1175,6 +1234,8 @@ void ipn_tx_too_big(struct ipn_priv *priv, struct sk_buff *skb, u32 mtu);
 int ipn_cm_rx_poll(struct napi_struct *napi, int budget);
 int ipn_cm_verbs_create(struct ipn_priv *priv);
 void ipn_cm_verbs_destroy(struct ipn_priv *priv);
+bool ipn_cm_srq_starved(struct ipn_priv *priv, u64 now, bool draining,
+			u64 *deadline);
 
 /* sa.c */
 extern const struct ipn_sa_ops ipn_sa_ib;

@@ -58,6 +58,8 @@ static int ipn_srq_post(struct ipn_priv *priv, unsigned int i)
 		sge[k].length = PAGE_SIZE;
 		sge[k].lkey = priv->pd->local_dma_lkey;
 	}
+	/* Its place in the SRQ's order (ipn_cm_srq_lost); CM NAPI's. */
+	WRITE_ONCE(s->seq, ++priv->srq_seq);
 	return ib_post_srq_recv(priv->srq, &wr, NULL);
 }
 
@@ -88,6 +90,23 @@ static struct ipn_cm_rx *ipn_cm_rx_find(struct ipn_priv *priv,
 	return NULL;
 }
 
+/*
+ * Review H1: the drain WR of a connection in ERR came back, behind every
+ * receive completion of its QP: the control work may destroy the QP.
+ */
+static void ipn_cm_rx_drained(struct ipn_priv *priv, struct ib_wc *wc)
+{
+	struct ipn_cm_rx *rx;
+
+	rcu_read_lock();
+	rx = ipn_cm_rx_find(priv, wc->qp);
+	/* Its own drain, not that of a QP destroyed at the same address. */
+	if (rx && (u32)wc->wr_id == READ_ONCE(rx->drain_id))
+		set_bit(IPN_CM_RX_DRAINED, &rx->drain);
+	rcu_read_unlock();
+	ipn_ctl_kick(priv);
+}
+
 static void ipn_cm_rx_one(struct ipn_priv *priv, struct ib_wc *wc)
 {
 	unsigned int i = wc->wr_id & (priv->srq_size - 1);
@@ -100,6 +119,14 @@ static void ipn_cm_rx_one(struct ipn_priv *priv, struct ib_wc *wc)
 	u8 peer[IPC_ADDR_LEN];
 	int reason;
 
+	if (unlikely(wc->wr_id & IPN_CM_DRAIN_WRID)) {
+		ipn_cm_rx_drained(priv, wc);
+		return;
+	}
+	/* This NAPI context: the one writer; ipn_cm_srq_starved reads them. */
+	WRITE_ONCE(priv->cm_rx_polled, priv->cm_rx_polled + 1);
+	if ((s32)(s->seq - priv->srq_done_seq) > 0)
+		WRITE_ONCE(priv->srq_done_seq, s->seq);
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR) {
 			netdev_dbg(priv->dev, "cm rx completion error %d\n",
@@ -208,6 +235,10 @@ int ipn_cm_rx_poll(struct napi_struct *napi, int budget)
 	struct ib_wc *wc = priv->cm_wc;
 	int done = 0, n, i;
 
+	if (ipn_kunit_cm_poll_held(priv)) {
+		napi_complete_done(napi, 0);	/* the CQ left unarmed */
+		return 0;
+	}
 	while (done < budget) {
 		n = ib_poll_cq(priv->cm_rcq,
 			       min_t(int, IPN_WC_BATCH, budget - done), wc);
@@ -229,6 +260,92 @@ static void ipn_cm_rx_comp(struct ib_cq *cq, void *ctx)
 	struct ipn_priv *priv = ctx;
 
 	napi_schedule(&priv->cm_napi);
+}
+
+/*
+ * Review H1: the SRQ fell below a quarter of its buffers. Any context: a
+ * note of when, of the receives polled so far and of the newest buffer
+ * completed, and a kick. The limit stays off until ipn_cm_srq_starved().
+ */
+static void ipn_srq_event(struct ib_event *ev, void *ctx)
+{
+	struct ipn_priv *priv = ctx;
+
+	if (ev->event != IB_EVENT_SRQ_LIMIT_REACHED ||
+	    test_bit(IPN_SRQ_LOW, &priv->srq_flags))
+		return;
+	WRITE_ONCE(priv->srq_low_polled, READ_ONCE(priv->cm_rx_polled));
+	WRITE_ONCE(priv->srq_low_seq, READ_ONCE(priv->srq_done_seq));
+	WRITE_ONCE(priv->srq_low_ms, ipn_now_ms());
+	smp_mb__before_atomic();	/* the note before the bit */
+	set_bit(IPN_SRQ_LOW, &priv->srq_flags);
+	ipn_ctl_kick(priv);
+}
+
+/* The limit event, armed (one-shot, IBA 10.2.9.4). ctl_mutex held. */
+static void ipn_srq_arm(struct ipn_priv *priv)
+{
+	struct ib_srq_attr attr = { .srq_limit = priv->srq_size / 4 };
+	int ret = ib_modify_srq(priv->srq, &attr, IB_SRQ_LIMIT);
+
+	if (ret)
+		netdev_dbg(priv->dev, "no SRQ limit event (%d): a starved SRQ is not restarted\n",
+			   ret);
+}
+
+/*
+ * Buffers taken before the newest one completed by seq, and not back
+ * since. rxe and mlx5 hand the SRQ's buffers out in the order posted, so
+ * each was taken by a QP: one still in the middle of its message (at most
+ * one a QP), or one that went away holding it. ctl_mutex held; the ring's
+ * fields are CM NAPI's, read as they stand.
+ */
+static unsigned int ipn_cm_srq_lost(struct ipn_priv *priv, u32 seq)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < priv->srq_size; i++)
+		n += READ_ONCE(priv->srq_ring[i].posted) &&
+		     (s32)(seq - READ_ONCE(priv->srq_ring[i].seq)) > 0;
+	return n;
+}
+
+/*
+ * Whether connected mode must restart to get the SRQ's buffers back
+ * (review H1: some providers never give back the buffer of a QP destroyed
+ * in the middle of a message; rxe of 6.12). Looked at
+ * IPN_CM_SRQ_STARVE_MS after the SRQ's limit event, with no connection
+ * draining:
+ * - no receive completed since: fewer than a quarter of the buffers are
+ *   in the SRQ and nothing posts one again: it starved;
+ * - more buffers taken before the event and still out than there are
+ *   QPs to hold them: some are lost, and the SRQ keeps losing depth.
+ * Otherwise the event is armed again; *deadline is when to look if not
+ * yet. ctl_mutex held.
+ */
+bool ipn_cm_srq_starved(struct ipn_priv *priv, u64 now, bool draining,
+			u64 *deadline)
+{
+	unsigned int held;
+	u64 at;
+
+	lockdep_assert_held(&priv->ctl_mutex);
+	if (!test_bit(IPN_SRQ_LOW, &priv->srq_flags))
+		return false;
+	smp_rmb();			/* the bit before the note */
+	at = READ_ONCE(priv->srq_low_ms) + IPN_CM_SRQ_STARVE_MS;
+	if (draining || now < at) {
+		*deadline = min(*deadline, max(at, now + IPN_TICK_MIN_MS));
+		return false;
+	}
+	if (READ_ONCE(priv->cm_rx_polled) == READ_ONCE(priv->srq_low_polled))
+		return true;
+	held = ipn_cm_srq_lost(priv, READ_ONCE(priv->srq_low_seq));
+	if (held > READ_ONCE(priv->cm_rx_count))
+		return true;
+	clear_bit(IPN_SRQ_LOW, &priv->srq_flags);
+	ipn_srq_arm(priv);
+	return false;
 }
 
 static void ipn_srq_ring_free(struct ipn_priv *priv)
@@ -279,7 +396,11 @@ int ipn_cm_verbs_create(struct ipn_priv *priv)
 	priv->cm_frame_max = min_t(u32, IPC_CM_RX_MAX, pages * PAGE_SIZE);
 	priv->srq_size = min_t(unsigned int, priv->rx_size, IPN_CM_SRQ_MAX);
 
-	ca.cqe = priv->srq_size;
+	/*
+	 * The SRQ's completions and the passive QPs' drains (H1), twice:
+	 * a drain given up on may still complete.
+	 */
+	ca.cqe = priv->srq_size + 2 * IPN_CM_DRAINS_MAX;
 	priv->cm_rcq = ib_create_cq(priv->ca, ipn_cm_rx_comp, NULL, priv, &ca);
 	if (IS_ERR(priv->cm_rcq)) {
 		ret = PTR_ERR(priv->cm_rcq);
@@ -289,6 +410,8 @@ int ipn_cm_verbs_create(struct ipn_priv *priv)
 	sa.attr.max_wr = priv->srq_size;
 	sa.attr.max_sge = pages;
 	sa.srq_type = IB_SRQT_BASIC;
+	sa.event_handler = ipn_srq_event;
+	sa.srq_context = priv;
 	priv->srq = ib_create_srq(priv->pd, &sa);
 	if (IS_ERR(priv->srq)) {
 		ret = PTR_ERR(priv->srq);
@@ -301,6 +424,7 @@ int ipn_cm_verbs_create(struct ipn_priv *priv)
 		ret = -ENOMEM;
 		goto err;
 	}
+	priv->srq_done_seq = priv->srq_seq;	/* none of the new ones */
 	pp.pool_size = min(priv->srq_size * pages, IPN_CM_POOL_MAX);
 	priv->cm_pool = page_pool_create(&pp);
 	if (IS_ERR(priv->cm_pool)) {
@@ -316,6 +440,8 @@ int ipn_cm_verbs_create(struct ipn_priv *priv)
 			goto err;
 		priv->srq_ring[i].posted = true;
 	}
+	clear_bit(IPN_SRQ_LOW, &priv->srq_flags);
+	ipn_srq_arm(priv);
 	return 0;
 err:
 	ipn_cm_verbs_destroy(priv);

@@ -103,7 +103,8 @@ static const struct {
 	IPN_COUNTER(sa_requests),
 	IPN_COUNTER(sa_delayed), IPN_COUNTER(sa_delay_ms),
 	IPN_COUNTER(tx_posts), IPN_COUNTER(rx_alloc_fail),
-	IPN_COUNTER(mc_stale_answers),
+	IPN_COUNTER(mc_stale_answers), IPN_COUNTER(cm_rx_drains),
+	IPN_COUNTER(cm_drain_timeouts), IPN_COUNTER(cm_srq_restarts),
 #undef IPN_COUNTER
 };
 

@@ -231,7 +231,9 @@ static noinline_for_stack int kt_conn_rnr_retry(struct ipn_priv *priv,
 struct kt_rx {
 	unsigned int count;	/* cm_rx_count */
 	unsigned int listed;	/* on cm_rx */
-	unsigned int dead;	/* retired, not yet destroyed */
+	unsigned int dead;	/* retired, not yet in ERR */
+	unsigned int draining;	/* in ERR, QP kept: review H1 */
+	unsigned int posted;	/* of them, with the drain WR posted */
 	u64 last_rx_ms;		/* of the last one listed */
 };
 
@@ -249,6 +251,12 @@ static struct kt_rx kt_rx(struct ipn_priv *priv)
 	list_for_each_entry(rx, &priv->cm_rx_dead, list)
 		s.dead++;
 	spin_unlock_bh(&priv->lock);
+	mutex_lock(&priv->ctl_mutex);
+	list_for_each_entry(rx, &priv->cm_rx_drain, list) {
+		s.draining++;
+		s.posted += test_bit(IPN_CM_RX_POSTED, &rx->drain);
+	}
+	mutex_unlock(&priv->ctl_mutex);
 	return s;
 }
 
@@ -519,7 +527,15 @@ static bool kt_a_rx_gone(struct kt_cm *c)
 {
 	struct kt_rx r = kt_rx(c->a);
 
-	return !r.count && !r.listed && !r.dead;
+	return !r.count && !r.listed && !r.dead && !r.draining;
+}
+
+/* A's connection in ERR, its drain WR posted, the QP still there. */
+static bool kt_a_rx_drain_posted(struct kt_cm *c)
+{
+	struct kt_rx r = kt_rx(c->a);
+
+	return r.count == 1 && r.draining == 1 && r.posted == 1;
 }
 
 /* B's connection to A is no longer up (A's DREQ reached it). */
@@ -583,6 +599,7 @@ static void kt_cm_exit(struct kunit *test)
 	if (!c)
 		return;
 	ipn_kunit_rx_alloc_fail_at(NULL, 0);
+	ipn_kunit_cm_poll_hold(NULL);
 	if (c->tapped)
 		dev_remove_pack(&c->tap);
 	kt_if_destroy(c->b2);
@@ -718,6 +735,72 @@ static void cm_rx_idle_reaped(struct kunit *test)
 			      ipn_stat(a, cm_accepts), ipn_stat(b, cm_connects),
 			      atomic_read(&c->from_b));
 	KUNIT_EXPECT_EQ(test, ipn_stat(a, cm_rejects), 0u);
+}
+
+/* priv's CM NAPI back to its CQ (ipn_kunit_cm_poll_hold). */
+static void kt_cm_poll_release(struct ipn_priv *priv)
+{
+	ipn_kunit_cm_poll_hold(NULL);
+	local_bh_disable();
+	napi_schedule(&priv->cm_napi);
+	local_bh_enable();
+}
+
+/*
+ * Review 2026-12 H1: a passive QP destroyed before its receive
+ * completions were polled takes the SRQ buffer of the message it was in
+ * the middle of with it. A's connection from B is retired (A's idle time)
+ * while A's CM NAPI polls nothing: the QP goes to ERR, its drain WR is
+ * posted (rxe of 6.1 raises no last-WQE event: after IPN_CM_LAST_WQE_MS)
+ * and the QP stays, counted against cm_rx_max, for as long as nobody
+ * polls. NAPI back: the drain is polled, the QP goes,
+ * cm_rx_drains counts it, and B connects again.
+ */
+static void cm_rx_drained_before_destroy(struct kunit *test)
+{
+	struct kt_cm *c = test->priv;
+	struct ipn_priv *a = c->a, *b;
+	struct kt_rx r;
+
+	b = kt_b_connect(test, c);
+	KUNIT_ASSERT_EQ(test, kt_rx(a).count, 1u);
+	ipn_kunit_cm_poll_hold(a);
+	/* The tick that reaps it, now: it was armed for the old idle time. */
+	spin_lock_bh(&a->lock);
+	a->cm_cfg.idle_ms = KT_IDLE_MS;
+	ipn_tick_arm(a, ipn_now_ms());
+	spin_unlock_bh(&a->lock);
+	if (!kt_wait(c, KT_IDLE_MS + 8000, kt_a_rx_drain_posted)) {
+		r = kt_rx(a);
+		kt_cm_poll_release(a);
+		KUNIT_FAIL(test, "no drain: %u connections, %u listed, %u retired, %u draining",
+			   r.count, r.listed, r.dead, r.draining);
+		return;
+	}
+	/* Nothing polls: it stays, well short of IPN_CM_DRAIN_MS. */
+	msleep(IPN_CM_DRAIN_MS / 2);
+	r = kt_rx(a);
+	KUNIT_EXPECT_EQ(test, r.count, 1u);
+	KUNIT_EXPECT_EQ(test, r.draining, 1u);
+	KUNIT_EXPECT_EQ(test, ipn_stat(a, cm_rx_drains), 0u);
+
+	kt_cm_poll_release(a);
+	KUNIT_EXPECT_TRUE_MSG(test, kt_wait(c, IPN_CM_DRAIN_MS, kt_a_rx_gone),
+			      "A still holds %u connections (%u draining)",
+			      kt_rx(a).count, kt_rx(a).draining);
+	KUNIT_EXPECT_EQ(test, ipn_stat(a, cm_rx_drains), 1u);
+	KUNIT_EXPECT_EQ(test, ipn_stat(a, cm_drain_timeouts), 0u);
+	KUNIT_EXPECT_EQ(test, ipn_stat(a, cm_srq_restarts), 0u);
+
+	spin_lock_bh(&a->lock);
+	a->cm_cfg.idle_ms = 10 * KT_CONNECT_MS;
+	spin_unlock_bh(&a->lock);
+	KUNIT_EXPECT_TRUE(test, kt_wait(c, 5000, kt_b_closed));
+	ipn_kunit_xmit(b, c->to, KT_IP_B);
+	KUNIT_EXPECT_TRUE_MSG(test, kt_wait(c, KT_CONNECT_MS, kt_b_reconnected),
+			      "B again: A accepted %llu, B connected %llu, %d frames at A",
+			      ipn_stat(a, cm_accepts), ipn_stat(b, cm_connects),
+			      atomic_read(&c->from_b));
 }
 
 static int kt_idle_cm_handler(struct ib_cm_id *id,
@@ -1210,6 +1293,7 @@ static void cm_rx_alloc_fails(struct kunit *test)
 static struct kunit_case ipn_cm_cases[] = {
 	KUNIT_CASE(cm_accept_and_cap),
 	KUNIT_CASE(cm_rx_idle_reaped),
+	KUNIT_CASE(cm_rx_drained_before_destroy),
 	KUNIT_CASE(cm_req_forged_refused),
 	KUNIT_CASE(cm_req_dead_counted),
 	KUNIT_CASE(cm_rnr_hostile_peer),

@@ -71,6 +71,12 @@ int ipn_kunit_genl_msg(struct ipn_priv *priv, const u8 *gid, const u8 *mgid,
 void ipn_kunit_rx_alloc_fail_at(const struct ipn_priv *priv, int n);
 bool ipn_kunit_rx_alloc_failed(void);
 
+/*
+ * priv's CM NAPI polls nothing and leaves its CQ unarmed (NULL: none);
+ * whoever releases it schedules the NAPI.
+ */
+void ipn_kunit_cm_poll_hold(const struct ipn_priv *priv);
+
 /* Send one IPv4 frame to the 20-byte address daddr, as the stack does. */
 void ipn_kunit_xmit(struct ipn_priv *priv, const u8 *daddr, __be32 ip_dst);
 /* The same, len (>= 20) bytes long: an IPv4 header, then zeros. */

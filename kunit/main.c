@@ -90,6 +90,18 @@ void ipn_kunit_rx_alloc_fail_at(const struct ipn_priv *priv, int n)
 	WRITE_ONCE(kt_rx_alloc_victim, n ? priv : NULL);
 }
 
+static const struct ipn_priv *kt_cm_poll_held;
+
+bool ipn_kunit_cm_poll_held(const struct ipn_priv *priv)
+{
+	return priv == READ_ONCE(kt_cm_poll_held);
+}
+
+void ipn_kunit_cm_poll_hold(const struct ipn_priv *priv)
+{
+	WRITE_ONCE(kt_cm_poll_held, priv);
+}
+
 bool ipn_kunit_rx_alloc_failed(void)
 {
 	int i;

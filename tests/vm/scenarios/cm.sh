@@ -20,6 +20,12 @@
 #     driver (ICMP, mtu 4092) and the stack fragments the next ones;
 #  e) back to connected, then the interfaces go down and up with the
 #     connections open;
+#  g) review 2026-12 H1: n2's connections to n1 cut in the middle of a
+#     message, 16 times, with n1's SRQ at 16 buffers: n1 destroys each
+#     QP only after its drain; where rxe loses the buffer a QP held (on
+#     6.12 its receiver never completes the message in progress; on 6.1
+#     it does), n1 restarts connected mode once the SRQ runs low with
+#     buffers lost; either way a TCP stream from n2 then goes over RC;
 #  h) review 2026-12 M2: va's and vb's MTU lowered to 1500 under a TCP
 #     stream over the connections: they are made again for the RoCE path
 #     MTU of 1024 (cm_connects), and the stream goes on;
@@ -161,6 +167,73 @@ check ip -n n2 link set dev "$IB2" up
 wait_for 30 "carrier on $IB2 in n2" has_carrier n2 "$IB2"
 wait_for 30 "ping after $IB2 came back" ping_works n1 10.1.0.2 -s 30000
 check_ping n2 10.1.0.1 -s 30000
+
+log "g) review H1: connections to n1 cut in the middle of a message"
+# rx_ring NS IF: the current RX ring size of ethtool -g.
+rx_ring() {
+	ip netns exec "$1" ethtool -g "$2" | awk '/^Current/ { c = 1 } c && /^RX:/ { print $2; exit }'
+}
+# cut_drops: packets va's ingress filters dropped (RC SEND_MIDDLE and
+# SEND_LAST: the BTH opcode, the first byte after RoCEv2's UDP header).
+cut_drops() {
+	tc -s filter show dev va ingress | awk '/Sent .* pkt/ { n += $4 } END { print n + 0 }'
+}
+ring0=$(rx_ring n1 "$IB1")
+check ip netns exec n1 ethtool -G "$IB1" rx 16
+wait_for 30 "carrier on $IB1 in n1" has_carrier n1 "$IB1"
+check tc qdisc add dev va ingress
+drains0=$(eth_stat n1 "$IB1" cm_rx_drains)
+timeouts0=$(eth_stat n1 "$IB1" cm_drain_timeouts)
+restarts0=$(eth_stat n1 "$IB1" cm_srq_restarts)
+for i in $(seq 16); do
+	wait_for 30 "n2 reaches n1 ($i)" ping_works n2 10.1.0.1 -s 100
+	for op in 0x01 0x02; do
+		check tc filter add dev va ingress pref 10 protocol ipv6 u32 \
+			match ip6 protocol 17 0xff match ip6 dport 4791 0xffff \
+			match u8 "$op" 0xff at 48 action drop
+	done
+	d=$(cut_drops)
+	# Three packets at the RoCE MTU of 4096: the first one gets through.
+	ns_exec n2 ping -c 1 -W 1 -s 10000 10.1.0.1 > /dev/null 2>&1 || true
+	(($(cut_drops) > d)) || fail "cycle $i: the filter dropped nothing"
+	check ip -n n2 link set dev "$IB2" down
+	check tc filter del dev va ingress pref 10
+	check ip -n n2 link set dev "$IB2" up
+	wait_for 30 "carrier on $IB2 in n2" has_carrier n2 "$IB2"
+done
+check tc qdisc del dev va ingress
+# Every connection drained, but those a restart destroyed with the SRQ
+# (the one draining and the one that came next, at most).
+drained() {
+	local d r
+	d=$(($(eth_stat n1 "$IB1" cm_rx_drains) - drains0))
+	r=$(($(eth_stat n1 "$IB1" cm_srq_restarts) - restarts0))
+	((d + 2 * r >= 16))
+}
+wait_for_quiet 20 drained ||
+	fail "n1 drained $(($(eth_stat n1 "$IB1" cm_rx_drains) - drains0)) of 16 connections"
+to=$(($(eth_stat n1 "$IB1" cm_drain_timeouts) - timeouts0))
+((to == 0)) || fail "n1 gave up on $to drains"
+# Where the buffers were lost, the SRQ ran low at the 13th: a restart.
+sleep 3
+restarts=$(($(eth_stat n1 "$IB1" cm_srq_restarts) - restarts0))
+log "$IB1: cm_rx_drains +$(($(eth_stat n1 "$IB1" cm_rx_drains) - drains0)), cm_srq_restarts +$restarts on $(uname -r)"
+case $(uname -r) in
+6.1.*) ((restarts == 0)) || fail "rxe of 6.1 flushes the message in progress, yet $restarts restarts" ;;
+*) ((restarts >= 1)) || fail "16 buffers lost and no restart" ;;
+esac
+if ((restarts >= 1)); then
+	dmesg | grep -q "$IB1: connected mode: the shared receive queue starved" ||
+		fail "no log line for the restart"
+fi
+wait_for 30 "n2 reaches n1 after the cuts" ping_works n2 10.1.0.1 -s 100
+r=$(eth_stat n1 "$IB1" cm_rx_packets)
+iperf3_run n1 10.1.0.1 n2 "$VM_OUT/cm-cut-iperf3.txt" -t 5 -l 65000
+r=$(($(eth_stat n1 "$IB1" cm_rx_packets) - r))
+log "$IB1: TCP from n2 after the cuts: cm_rx_packets +$r"
+((r >= 1000)) || fail "only $r frames came over RC after the cuts"
+check ip netns exec n1 ethtool -G "$IB1" rx "$ring0"
+wait_for 30 "carrier on $IB1 in n1" has_carrier n1 "$IB1"
 
 log "h) review M2: the Ethernet MTU lowered under connected mode"
 bg_run n2 60 iperf3 -s -1 -p 5211
