@@ -929,9 +929,7 @@ void ipn_cm_run(struct ipn_priv *priv)
 			       &next)) {
 		netdev_warn(priv->dev, "connected mode: the shared receive queue starved, restarting it\n");
 		ipn_inc(priv, cm_srq_restarts);
-		ipn_cm_stop(priv);
-		if (priv->qp_rts && ipn_cm_start(priv))
-			netdev_warn(priv->dev, "cannot start connected mode: peers reach us over UD only\n");
+		ipn_cm_restart(priv);
 	}
 	if (next != IPC_NO_DEADLINE) {
 		spin_lock_bh(&priv->lock);
@@ -1082,6 +1080,20 @@ void ipn_cm_stop(struct ipn_priv *priv)
 	napi_disable(&priv->cm_napi);
 	/* Every RC QP is gone: the SRQ's buffers come back unposted. */
 	ipn_cm_verbs_destroy(priv);
+}
+
+/*
+ * Connected mode stopped and started again: every connection and the SRQ
+ * made anew (a starved SRQ, a smaller path MTU). ctl_mutex held.
+ */
+void ipn_cm_restart(struct ipn_priv *priv)
+{
+	lockdep_assert_held(&priv->ctl_mutex);
+	if (!priv->cm_on)
+		return;
+	ipn_cm_stop(priv);
+	if (priv->qp_rts && ipn_cm_start(priv))
+		netdev_warn(priv->dev, "cannot start connected mode: peers reach us over UD only\n");
 }
 
 void ipn_cm_init(struct ipn_priv *priv)

@@ -1221,6 +1221,7 @@ void ipn_mcast_destroy_all(struct ipn_priv *priv);
 void ipn_cm_init(struct ipn_priv *priv);
 int ipn_cm_start(struct ipn_priv *priv);
 void ipn_cm_stop(struct ipn_priv *priv);
+void ipn_cm_restart(struct ipn_priv *priv);
 void ipn_cm_run(struct ipn_priv *priv);
 void ipn_cm_reap(struct ipn_priv *priv, bool all);
 void ipn_cm_timers(struct ipn_priv *priv, u64 now);

@@ -263,11 +263,7 @@ void ipn_roce_lower_mtu(struct net_device *ndev)
 		if (ib_mtu > was)
 			continue;
 		mutex_lock(&priv->ctl_mutex);
-		if (priv->cm_on) {
-			ipn_cm_stop(priv);
-			if (priv->qp_rts && ipn_cm_start(priv))
-				netdev_warn(priv->dev, "cannot start connected mode: peers reach us over UD only\n");
-		}
+		ipn_cm_restart(priv);
 		mutex_unlock(&priv->ctl_mutex);
 	}
 }
