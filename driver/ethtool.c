@@ -211,8 +211,12 @@ static int ipn_set_channels(struct net_device *dev,
 	return ipn_dev_set_txqs(priv, ch->tx_count, NULL);
 }
 
-/* The driver's counters, then these of every transmit queue in use. */
+/*
+ * The driver's counters, these of every transmit queue in use, then three
+ * gauges of connected mode's shared receive queue.
+ */
 #define IPN_TXQ_STATS	3
+#define IPN_SRQ_STATS	3
 
 static int ipn_get_sset_count(struct net_device *dev, int sset)
 {
@@ -221,7 +225,7 @@ static int ipn_get_sset_count(struct net_device *dev, int sset)
 	if (sset != ETH_SS_STATS)
 		return -EOPNOTSUPP;
 	return IPN_N_STATS +
-	       priv->txq_count * IPN_TXQ_STATS;
+	       priv->txq_count * IPN_TXQ_STATS + IPN_SRQ_STATS;
 }
 
 static void ipn_get_strings(struct net_device *dev, u32 sset, u8 *data)
@@ -240,6 +244,9 @@ static void ipn_get_strings(struct net_device *dev, u32 sset, u8 *data)
 		ethtool_sprintf(&data, "tx%u_bytes", q);
 		ethtool_sprintf(&data, "tx%u_stops", q);
 	}
+	ethtool_sprintf(&data, "cm_srq_size");
+	ethtool_sprintf(&data, "cm_srq_posted");
+	ethtool_sprintf(&data, "cm_srq_stuck");
 }
 
 static void ipn_get_ethtool_stats(struct net_device *dev,
@@ -260,6 +267,9 @@ static void ipn_get_ethtool_stats(struct net_device *dev,
 		} while (u64_stats_fetch_retry(&txq->xsyncp, start));
 		data += IPN_TXQ_STATS;
 	}
+	mutex_lock(&priv->ctl_mutex);
+	ipn_cm_srq_gauges(priv, &data[0], &data[1], &data[2]);
+	mutex_unlock(&priv->ctl_mutex);
 }
 
 const struct ethtool_ops ipn_ethtool_ops = {

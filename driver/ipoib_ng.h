@@ -1235,6 +1235,8 @@ void ipn_tx_too_big(struct ipn_priv *priv, struct sk_buff *skb, u32 mtu);
 int ipn_cm_rx_poll(struct napi_struct *napi, int budget);
 int ipn_cm_verbs_create(struct ipn_priv *priv);
 void ipn_cm_verbs_destroy(struct ipn_priv *priv);
+void ipn_cm_srq_gauges(struct ipn_priv *priv, u64 *size, u64 *posted,
+		       u64 *stuck);
 bool ipn_cm_srq_starved(struct ipn_priv *priv, u64 now, bool draining,
 			u64 *deadline);
 

@@ -348,6 +348,30 @@ bool ipn_cm_srq_starved(struct ipn_priv *priv, u64 now, bool draining,
 	return false;
 }
 
+/*
+ * ethtool -S: the SRQ's size (0 in datagram mode); the buffers given to it
+ * and not back, in it or held by a QP (short of the size only where a
+ * post failed); and of those, the ones taken before the newest one given
+ * back: a message in progress holds one per connection, and at rest any
+ * is lost (review H1). ctl_mutex held: the ring's lifetime.
+ */
+void ipn_cm_srq_gauges(struct ipn_priv *priv, u64 *size, u64 *posted,
+		       u64 *stuck)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&priv->ctl_mutex);
+	*size = 0;
+	*posted = 0;
+	*stuck = 0;
+	if (!priv->srq_ring)
+		return;
+	*size = priv->srq_size;
+	for (i = 0; i < priv->srq_size; i++)
+		*posted += READ_ONCE(priv->srq_ring[i].posted);
+	*stuck = ipn_cm_srq_lost(priv, READ_ONCE(priv->srq_done_seq));
+}
+
 static void ipn_srq_ring_free(struct ipn_priv *priv)
 {
 	unsigned int i;

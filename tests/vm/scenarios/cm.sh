@@ -25,7 +25,10 @@
 #     QP only after its drain; where rxe loses the buffer a QP held (on
 #     6.12 its receiver never completes the message in progress; on 6.1
 #     it does), n1 restarts connected mode once the SRQ runs low with
-#     buffers lost; either way a TCP stream from n2 then goes over RC;
+#     buffers lost; afterwards every buffer is back in the SRQ on 6.1
+#     (ethtool -S cm_srq_posted 16, cm_srq_stuck 0), at least a quarter
+#     on 6.12 (those lost after the restart stay out), and a TCP stream
+#     from n2 goes over RC;
 #  h) review 2026-12 M2: va's and vb's MTU lowered to 1500 under a TCP
 #     stream over the connections: they are made again for the RoCE path
 #     MTU of 1024 (cm_connects), and the stream goes on;
@@ -131,7 +134,10 @@ wait_for_quiet 10 q0_caught_up || true # judged below, with the figures
 q0=$(($(eth_stat n1 "$IB1" tx0_packets) - q0))
 q1=$(($(eth_stat n1 "$IB1" tx1_packets) - q1))
 log "connected mode TCP from CPU 1: $mbps Mbit/s; cm_tx_packets +$ct, tx0_packets +$q0, tx1_packets +$q1"
-((ct >= 1000)) || fail "only $ct frames over the connection"
+# 300 frames of about 64 kB: 30 Mbit/s for 5 s, below what the slowest
+# TCG machine has given (90 Mbit/s).
+((ct >= 300)) || fail "only $ct frames over the connection"
+mbps_c=$mbps
 ((q0 >= ct)) || fail "queue 0 counted $q0 sends, the connection $ct"
 # What may still go on queue 1: broadcast and multicast (no C bit).
 ((q1 <= 20)) || fail "$q1 frames went on queue 1"
@@ -227,11 +233,27 @@ if ((restarts >= 1)); then
 		fail "no log line for the restart"
 fi
 wait_for 30 "n2 reaches n1 after the cuts" ping_works n2 10.1.0.1 -s 100
+# The buffers: every one posted; none taken before the newest one given
+# back still out (cm_srq_stuck; nothing is in the middle of a message
+# now) where rxe gives them back (6.1); where it loses them (6.12), those
+# lost after the restart stay out until the next one, but at least a
+# quarter are in the SRQ: below that its limit event restarts.
+size=$(eth_stat n1 "$IB1" cm_srq_size)
+posted=$(eth_stat n1 "$IB1" cm_srq_posted)
+stuck=$(eth_stat n1 "$IB1" cm_srq_stuck)
+log "$IB1: cm_srq_size $size, cm_srq_posted $posted, cm_srq_stuck $stuck after the cuts"
+((size == 16 && posted == 16)) || fail "the SRQ holds $posted of $size buffers, the RX ring 16"
+case $(uname -r) in
+6.1.*) ((stuck == 0)) || fail "$stuck of the SRQ's buffers never came back" ;;
+*) ((posted - stuck >= size / 4)) ||
+	fail "$((posted - stuck)) buffers in the SRQ, below its limit of $((size / 4))" ;;
+esac
 r=$(eth_stat n1 "$IB1" cm_rx_packets)
 iperf3_run n1 10.1.0.1 n2 "$VM_OUT/cm-cut-iperf3.txt" -t 5 -l 65000
 r=$(($(eth_stat n1 "$IB1" cm_rx_packets) - r))
-log "$IB1: TCP from n2 after the cuts: cm_rx_packets +$r"
-((r >= 1000)) || fail "only $r frames came over RC after the cuts"
+mbps=$(iperf3_mbps "$VM_OUT/cm-cut-iperf3.txt" receiver) || fail "no iperf3 summary"
+log "$IB1: TCP from n2 after the cuts: $mbps Mbit/s (c: $mbps_c), cm_rx_packets +$r"
+((r >= 300)) || fail "only $r frames came over RC after the cuts"
 check ip netns exec n1 ethtool -G "$IB1" rx "$ring0"
 wait_for 30 "carrier on $IB1 in n1" has_carrier n1 "$IB1"
 
