@@ -41,8 +41,10 @@ static void ipn_cm_rx_qp_event(struct ib_event *event, void *ctx)
 	if (event->event == IB_EVENT_COMM_EST) {
 		rcu_read_lock();
 		id = READ_ONCE(rx->id);
-		if (id && !test_bit(IPN_CM_RX_GOING, &rx->drain))
+		if (id && !test_bit(IPN_CM_RX_GOING, &rx->drain)) {
+			ipn_kunit_cm_comm_est(rx);
 			ib_cm_notify(id, event->event);
+		}
 		rcu_read_unlock();
 	}
 	/*
@@ -68,7 +70,8 @@ static void __ipn_cm_rx_retire(struct ipn_priv *priv, struct ipn_cm_rx *rx)
 	ipn_genl_conn_event(priv, rx->peer, true, false, 0);
 }
 
-static void ipn_cm_rx_retire(struct ipn_priv *priv, struct ipn_cm_rx *rx)
+IPN_TESTABLE void ipn_cm_rx_retire(struct ipn_priv *priv,
+				   struct ipn_cm_rx *rx)
 {
 	spin_lock_bh(&priv->lock);
 	__ipn_cm_rx_retire(priv, rx);

@@ -139,6 +139,20 @@ static inline void ipn_kunit_mc_leaving(struct ipn_mcast *mc)
 #endif
 
 /*
+ * A passive connection's COMM_EST handler between its read of the CM ID
+ * and ib_cm_notify(), inside its RCU section: KUnit holds it there while
+ * the connection is destroyed (review 2026-12 L4). It may not sleep.
+ */
+struct ipn_cm_rx;
+#ifdef IPN_KUNIT
+void ipn_kunit_cm_comm_est(const struct ipn_cm_rx *rx);
+#else
+static inline void ipn_kunit_cm_comm_est(const struct ipn_cm_rx *rx)
+{
+}
+#endif
+
+/*
  * ipn_restart_work() running, before it takes rtnl: KUnit holds it there
  * to take rtnl itself first, whatever else the ordered workqueue held.
  */
@@ -1294,6 +1308,7 @@ struct sk_buff *ipn_rx_frame(struct ipn_priv *priv, struct sk_buff *skb,
 struct ib_cm_id;
 struct ib_cm_event;
 int ipn_cm_req(struct ib_cm_id *id, const struct ib_cm_event *ev);
+void ipn_cm_rx_retire(struct ipn_priv *priv, struct ipn_cm_rx *rx);
 void ipn_tx_one(struct ipn_txq *txq, struct ib_wc *wc, int budget);
 struct sa_path_rec;
 int ipn_cm_path_rec(struct ipn_priv *priv, const u8 *gid,

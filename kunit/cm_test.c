@@ -803,6 +803,103 @@ static void cm_rx_drained_before_destroy(struct kunit *test)
 			      atomic_read(&c->from_b));
 }
 
+/*
+ * The COMM_EST handler of kt_comm_est_victim waits in its RCU section
+ * (ipn_kunit_cm_comm_est) until released, 6 s at least: busy, as it may
+ * not sleep there (RCU's stall warning comes at 21 s).
+ */
+static const struct ipn_cm_rx *kt_comm_est_victim;
+static atomic_t kt_comm_est_in = ATOMIC_INIT(0);
+static atomic_t kt_comm_est_release = ATOMIC_INIT(0);
+
+void ipn_kunit_cm_comm_est(const struct ipn_cm_rx *rx)
+{
+	int i;
+
+	if (rx != READ_ONCE(kt_comm_est_victim))
+		return;
+	atomic_set(&kt_comm_est_in, 1);
+	for (i = 0; i < 6000 && !atomic_read(&kt_comm_est_release); i++)
+		mdelay(1);
+}
+
+/* The provider's COMM_EST for a QP, from a worker of its own. */
+struct kt_comm_est {
+	struct work_struct work;
+	struct ib_qp *qp;
+};
+
+static void kt_comm_est_fn(struct work_struct *work)
+{
+	struct kt_comm_est *k = container_of(work, struct kt_comm_est, work);
+	struct ib_event ev = {
+		.device = k->qp->device,
+		.element.qp = k->qp,
+		.event = IB_EVENT_COMM_EST,
+	};
+
+	k->qp->event_handler(&ev, k->qp->qp_context);
+}
+
+/*
+ * Review 2026-12 L4: a COMM_EST event (data before the RTU, IBA
+ * 12.9.7.3) whose handler has read the connection's CM ID when the
+ * connection is retired and its ID destroyed (on PREEMPT_RT the handler
+ * is a preemptible thread). The handler is held between its read and
+ * ib_cm_notify(); the ID must outlive it: destroyed only after the
+ * handler's RCU section (ipn_cm_rx_to_err's grace period). Without that
+ * the ID is freed under the handler, and KASAN reports its use.
+ */
+static void cm_rx_comm_est_while_destroyed(struct kunit *test)
+{
+	struct kt_cm *c = test->priv;
+	struct ipn_priv *a = c->a;
+	struct kt_comm_est k;
+	struct ipn_cm_rx *rx;
+	bool in, going, id_kept;
+	int i;
+
+	kt_b_connect(test, c);
+	spin_lock_bh(&a->lock);
+	rx = list_first_entry_or_null(&a->cm_rx, struct ipn_cm_rx, list);
+	spin_unlock_bh(&a->lock);
+	KUNIT_ASSERT_NOT_NULL(test, rx);
+
+	atomic_set(&kt_comm_est_in, 0);
+	atomic_set(&kt_comm_est_release, 0);
+	WRITE_ONCE(kt_comm_est_victim, rx);
+	k.qp = rx->qp;
+	INIT_WORK_ONSTACK(&k.work, kt_comm_est_fn);
+	queue_work(system_unbound_wq, &k.work);
+	for (i = 0; i < 100 && !atomic_read(&kt_comm_est_in); i++)
+		msleep(20);
+	in = atomic_read(&kt_comm_est_in);
+	going = false;
+	id_kept = false;
+	if (in) {
+		/* Retired: the control work moves it to ERR and destroys. */
+		ipn_cm_rx_retire(a, rx);
+		for (i = 0; i < 50 && !going; i++) {
+			msleep(20);
+			going = test_bit(IPN_CM_RX_GOING, &rx->drain);
+		}
+		/* Long enough for the destroy, had it not waited. */
+		msleep(500);
+		id_kept = READ_ONCE(rx->id);
+	}
+	atomic_set(&kt_comm_est_release, 1);
+	flush_work(&k.work);
+	destroy_work_on_stack(&k.work);
+	WRITE_ONCE(kt_comm_est_victim, NULL);
+	KUNIT_ASSERT_TRUE_MSG(test, in, "the COMM_EST handler never came");
+	KUNIT_EXPECT_TRUE_MSG(test, going, "the connection was not retired");
+	KUNIT_EXPECT_TRUE_MSG(test, id_kept,
+			      "the CM ID was destroyed under its COMM_EST handler");
+	KUNIT_EXPECT_TRUE_MSG(test, kt_wait(c, IPN_CM_DRAIN_MS + 2000,
+					    kt_a_rx_gone),
+			      "A still holds %u connections", kt_rx(a).count);
+}
+
 static int kt_idle_cm_handler(struct ib_cm_id *id,
 			      const struct ib_cm_event *ev)
 {
@@ -1294,6 +1391,7 @@ static struct kunit_case ipn_cm_cases[] = {
 	KUNIT_CASE(cm_accept_and_cap),
 	KUNIT_CASE(cm_rx_idle_reaped),
 	KUNIT_CASE(cm_rx_drained_before_destroy),
+	KUNIT_CASE(cm_rx_comm_est_while_destroyed),
 	KUNIT_CASE(cm_req_forged_refused),
 	KUNIT_CASE(cm_req_dead_counted),
 	KUNIT_CASE(cm_rnr_hostile_peer),
