@@ -121,8 +121,9 @@ check: deps-present
 # unload and device removal under traffic run in churn on the debug
 # kernel too; its namespace cases only here), and ib-interop (ipoib_ng
 # and the in-tree ib_ipoib on softib's InfiniBand fabric with OpenSM:
-# the wire format against another implementation; the other ib-*
-# scenarios and 6.12 are `make vm-softib-ipoib`), networkd
+# the wire format against another implementation), ib-hostile (forged
+# connected-mode REQs from a third host over softib: review 2026-12 H3;
+# the other ib-* scenarios and 6.12 are `make vm-softib-ipoib`), networkd
 # (systemd-networkd makes P_Key children and leases an address by DHCP),
 # announce (peers learn a new address from gratuitous ARP and NA), cni
 # (pods get children as ipoib-cni gives them; dead pods' go) and nm
@@ -136,7 +137,7 @@ check: deps-present
 # mk/kernel.mk) runs the KUnit suites and churn; check-debug-all runs
 # every scenario there, make vm-check every scenario on Debian's 6.1.
 CHECK_VM_SCENARIOS ?= ping bond exclusion gidchurn privilege hostile teardown \
-	ib-interop networkd announce cni nm
+	ib-interop ib-hostile networkd announce cni nm
 .PHONY: check-vm
 check-vm: module
 	$(MAKE) softib SOFTIB_KRELS="$(firstword $(SOFTIB_KRELS))"

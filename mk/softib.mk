@@ -64,7 +64,7 @@ vm-softib: softib
 # of SOFTIB_KRELS: the module of this tree built for that kernel
 # (vm-check-krel, build/kmod/<release>/), softib.ko found where `make
 # softib` built it; results in build/vm/<release>/<scenario>/.
-SOFTIB_IPOIB_SCENARIOS ?= ib-ping ib-pkey ib-rereg ib-interop ib-sacount ib-allmulti ib-faults ib-unload
+SOFTIB_IPOIB_SCENARIOS ?= ib-ping ib-pkey ib-rereg ib-interop ib-hostile ib-sacount ib-allmulti ib-faults ib-unload
 .PHONY: vm-softib-ipoib
 vm-softib-ipoib: softib
 	@rc=0; for r in $(SOFTIB_KRELS); do \
@@ -78,7 +78,7 @@ vm-softib-ipoib: softib
 # one VM with one final kmemleak scan, results in build/vm-softib-debug/.
 #   make softib-debug      softib.ko for the test kernel
 #   make vm-softib-debug   SOFTIB_DEBUG_SCENARIOS there
-SOFTIB_DEBUG_SCENARIOS ?= softib-opensm softib-ud softib-rc ib-ping ib-pkey ib-interop ib-faults ib-unload
+SOFTIB_DEBUG_SCENARIOS ?= softib-opensm softib-ud softib-rc ib-ping ib-pkey ib-interop ib-hostile ib-faults ib-unload
 .PHONY: softib-debug vm-softib-debug
 softib-debug: test-kernel
 	@set -e; $(call softib_build,$(TEST_KERNEL_RELEASE),$(TEST_KERNEL_KDIR))

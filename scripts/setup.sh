@@ -15,7 +15,7 @@ PKGS=(
 	linux-headers-6.12-amd64 linux-headers-6.12-rt-amd64
 	linux-image-6.12-amd64 linux-image-6.12-rt-amd64
 	qemu-system-x86 busybox-static
-	rdma-core ibverbs-utils ibverbs-providers libibverbs-dev infiniband-diags perftest
+	rdma-core ibverbs-utils ibverbs-providers libibverbs-dev libibumad-dev infiniband-diags perftest
 	# The softib fabric's SM and SA (tests/softib/, Documentation/softib-design.rst);
 	# ibverbs-providers' libipathverbs binds softib's HCAs for ibv_devinfo.
 	opensm
