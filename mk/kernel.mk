@@ -119,14 +119,21 @@ check-debug-all: module-debug ipoibctl ynl-prepare
 	@cat $(CURDIR)/build/vm-debug/kunit/kunit-summary.txt $(CURDIR)/build/vm-debug/kunit/bench.txt
 
 # The security issue's churn counts (tests/vm/scenarios/soak.sh) on the
-# test kernel, in one VM with its final kmemleak scan (build/soak/).
+# test kernel, then its InfiniBand part (soak-ib.sh: softib and OpenSM,
+# OpenSM restarts, P_Key changes, connected-mode peers flapping under
+# traffic), in one VM with its final kmemleak scan (build/soak/).
+# make soak-ib runs the InfiniBand part alone; SOAK_SCENARIOS picks.
 SOAK_TIMEOUT ?= 14400
-.PHONY: soak
-soak: module-debug
+SOAK_SCENARIOS ?= soak soak-ib
+.PHONY: soak soak-ib
+soak: module-debug softib-debug
 	$(CURDIR)/tests/vm/run.sh --kernel '$(TEST_KERNEL_IMAGE)' \
 		--modules '$(TEST_KERNEL_MODULES)' --timeout $(SOAK_TIMEOUT) \
 		$(VM_FLAGS) --module '$(KMOD_DIR)/ipoib_ng.ko' \
-		--one-vm debug --out $(CURDIR)/build/soak soak
+		--one-vm debug --out $(CURDIR)/build/soak $(SOAK_SCENARIOS)
+
+soak-ib:
+	$(MAKE) soak SOAK_SCENARIOS=soak-ib
 
 # The KUnit suites (kunit/) in a VM on the test kernel: prints the counts.
 .PHONY: kunit

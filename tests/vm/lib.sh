@@ -901,6 +901,20 @@ start_opensm() {
 	done
 }
 
+# partitions with_p1|without_p1: the /tmp/partitions.conf OpenSM reads
+# at start and on its next sweep: the default partition for every port,
+# and with_p1 P1=0x8001 for softib1's and softib2's ports (full members),
+# not softib0's.
+partitions() {
+	local g1 g2
+	g1=$(ibstat -p softib1 | head -n1)
+	g2=$(ibstat -p softib2 | head -n1)
+	echo "Default=0x7fff, ipoib : ALL=full ;" > /tmp/partitions.conf
+	[[ $1 == with_p1 ]] &&
+		echo "P1=0x8001, ipoib : $g1=full, $g2=full ;" >> /tmp/partitions.conf
+	cat /tmp/partitions.conf
+}
+
 # stop_opensm: OpenSM exits; its log must hold no error (no MAD timed
 # out, no attribute refused, no trap from an unknown LID) but the lines
 # the extended regex OSM_ERR_OK matches, which the scenario explains.

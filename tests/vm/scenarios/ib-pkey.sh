@@ -23,15 +23,6 @@
 . "$(dirname "$0")/../lib.sh"
 
 load_softib
-g1=$(ibstat -p softib1 | head -n1)
-g2=$(ibstat -p softib2 | head -n1)
-# partitions WITH_P1: the partitions.conf OpenSM reads on its next sweep.
-partitions() {
-	echo "Default=0x7fff, ipoib : ALL=full ;" > /tmp/partitions.conf
-	[[ $1 == with_p1 ]] &&
-		echo "P1=0x8001, ipoib : $g1=full, $g2=full ;" >> /tmp/partitions.conf
-	cat /tmp/partitions.conf
-}
 partitions with_p1
 softib_hosts
 check ip link add link "$IB0" name c0 type ipoib pkey 0x8001
