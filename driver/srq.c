@@ -311,40 +311,82 @@ static unsigned int ipn_cm_srq_lost(struct ipn_priv *priv, u32 seq)
 }
 
 /*
+ * Buffers posted after the newest one completed by seq: in the SRQ, but
+ * for those taken since by a QP in the middle of a message (at most one
+ * a QP). ctl_mutex held, as ipn_cm_srq_lost.
+ */
+static unsigned int ipn_cm_srq_fresh(struct ipn_priv *priv)
+{
+	u32 done = READ_ONCE(priv->srq_done_seq);
+	unsigned int i, n = 0;
+
+	for (i = 0; i < priv->srq_size; i++)
+		n += READ_ONCE(priv->srq_ring[i].posted) &&
+		     (s32)(READ_ONCE(priv->srq_ring[i].seq) - done) > 0;
+	return n;
+}
+
+/*
  * Whether connected mode must restart to get the SRQ's buffers back
  * (review H1: some providers never give back the buffer of a QP destroyed
- * in the middle of a message; rxe of 6.12). Looked at
- * IPN_CM_SRQ_STARVE_MS after the SRQ's limit event, with no connection
- * draining:
- * - no receive completed since: fewer than a quarter of the buffers are
- *   in the SRQ and nothing posts one again: it starved;
- * - more buffers taken before the event and still out than there are
- *   QPs to hold them: some are lost, and the SRQ keeps losing depth.
- * Otherwise the event is armed again; *deadline is when to look if not
+ * in the middle of a message; rxe of 6.12). Once the SRQ's limit event
+ * came, looked at every IPN_CM_SRQ_STARVE_MS from a note (of the receives
+ * polled, the newest buffer completed and the time), with no connection
+ * draining, or regardless once drains have held it off IPN_CM_DRAIN_MS
+ * more (reconnecting peers can keep one draining at all times):
+ * - no receive completed since the note: fewer than a quarter of the
+ *   buffers were in the SRQ, and nothing posts one again: it starved;
+ * - more buffers taken before the note and still out than there are QPs
+ *   to hold them: some are lost, and the SRQ keeps losing depth;
+ * - every buffer taken before the newest one completed is back, and more
+ *   were posted since than messages in progress can hold (one a QP, or
+ *   the limit where QPs are many): the SRQ is not empty. The event is
+ *   armed again; being one-shot, and raised only when a take leaves the
+ *   SRQ below its limit, it must not be armed on an empty one, where no
+ *   take comes (tests/core cm_sim_rearm.limit_rearmed_on_an_empty_srq);
+ * - otherwise a fresh note, and another look.
+ * Buffers posted after the newest completion are not told from those in
+ * the SRQ: if they were all it had, all lost since or all held by
+ * messages in progress, it is armed empty (tests/core cm_sim_gap, which
+ * also keeps the other limits of this guess: a shallow SRQ left as is
+ * while receives come, and a restart after a quiet window where a
+ * crashed peer's message holds a buffer). *deadline: when to look if not
  * yet. ctl_mutex held.
  */
 bool ipn_cm_srq_starved(struct ipn_priv *priv, u64 now, bool draining,
 			u64 *deadline)
 {
-	unsigned int held;
-	u64 at;
+	unsigned int held, fresh;
+	u64 at, note;
 
 	lockdep_assert_held(&priv->ctl_mutex);
 	if (!test_bit(IPN_SRQ_LOW, &priv->srq_flags))
 		return false;
 	smp_rmb();			/* the bit before the note */
-	at = READ_ONCE(priv->srq_low_ms) + IPN_CM_SRQ_STARVE_MS;
-	if (draining || now < at) {
+	note = READ_ONCE(priv->srq_low_ms);
+	at = note + IPN_CM_SRQ_STARVE_MS;
+	if (draining && now >= at && now < at + IPN_CM_DRAIN_MS)
+		at = min(at + IPN_CM_DRAIN_MS, now + IPN_CM_SRQ_STARVE_MS);
+	if (now < at) {
 		*deadline = min(*deadline, max(at, now + IPN_TICK_MIN_MS));
 		return false;
 	}
 	if (READ_ONCE(priv->cm_rx_polled) == READ_ONCE(priv->srq_low_polled))
 		return true;
-	held = ipn_cm_srq_lost(priv, READ_ONCE(priv->srq_low_seq));
-	if (held > READ_ONCE(priv->cm_rx_count))
+	held = READ_ONCE(priv->cm_rx_count);
+	if (ipn_cm_srq_lost(priv, READ_ONCE(priv->srq_low_seq)) > held)
 		return true;
-	clear_bit(IPN_SRQ_LOW, &priv->srq_flags);
-	ipn_srq_arm(priv);
+	fresh = ipn_cm_srq_fresh(priv);
+	if (!ipn_cm_srq_lost(priv, READ_ONCE(priv->srq_done_seq)) &&
+	    fresh > min(held, priv->srq_size / 4)) {
+		clear_bit(IPN_SRQ_LOW, &priv->srq_flags);
+		ipn_srq_arm(priv);
+		return false;
+	}
+	WRITE_ONCE(priv->srq_low_polled, READ_ONCE(priv->cm_rx_polled));
+	WRITE_ONCE(priv->srq_low_seq, READ_ONCE(priv->srq_done_seq));
+	WRITE_ONCE(priv->srq_low_ms, now);
+	*deadline = min(*deadline, now + IPN_CM_SRQ_STARVE_MS);
 	return false;
 }
 
