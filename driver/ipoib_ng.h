@@ -723,7 +723,7 @@ enum {
 struct ipn_srq_slot {
 	struct page *pages[IPN_CM_MAX_PAGES];
 	u64 mapping[IPN_CM_MAX_PAGES];
-	u32 seq;			/* priv->srq_seq when last posted */
+	u64 seq;			/* priv->srq_seq when last posted */
 	bool posted;
 };
 
@@ -934,10 +934,10 @@ struct ipn_priv {
 	unsigned long srq_flags;	/* IPN_SRQ_* bits (srq.c) */
 	u64 srq_low_ms;			/* when the SRQ limit event came */
 	u64 srq_low_polled;		/* cm_rx_polled then */
-	u32 srq_low_seq;		/* srq_done_seq then */
+	u64 srq_low_seq;		/* srq_done_seq then */
 	u64 cm_rx_polled;		/* CM NAPI: receive completions polled */
-	u32 srq_seq;			/* CM NAPI: buffers posted, ever */
-	u32 srq_done_seq;		/* CM NAPI: the newest completed's seq */
+	u64 srq_seq;			/* CM NAPI: buffers posted, ever (no wrap) */
+	u64 srq_done_seq;		/* CM NAPI: the newest completed's seq */
 	struct list_head cm_work;
 	struct list_head cm_zombies;	/* ipn_cm_reap(): review L2 */
 	wait_queue_head_t cm_wait;	/* a connection's sends completed */

@@ -73,7 +73,7 @@ static void ipn_srq_repost(struct ipn_priv *priv, unsigned int i)
 
 	if (s->posted && ipn_srq_post(priv, i)) {
 		ipn_srq_slot_free(priv, s);
-		s->posted = false;
+		WRITE_ONCE(s->posted, false);
 	}
 }
 
@@ -125,7 +125,7 @@ static void ipn_cm_rx_one(struct ipn_priv *priv, struct ib_wc *wc)
 	}
 	/* This NAPI context: the one writer; ipn_cm_srq_starved reads them. */
 	WRITE_ONCE(priv->cm_rx_polled, priv->cm_rx_polled + 1);
-	if ((s32)(s->seq - priv->srq_done_seq) > 0)
+	if (s->seq > priv->srq_done_seq)
 		WRITE_ONCE(priv->srq_done_seq, s->seq);
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR) {
@@ -300,29 +300,29 @@ static void ipn_srq_arm(struct ipn_priv *priv)
  * one a QP), or one that went away holding it. ctl_mutex held; the ring's
  * fields are CM NAPI's, read as they stand.
  */
-static unsigned int ipn_cm_srq_lost(struct ipn_priv *priv, u32 seq)
+static unsigned int ipn_cm_srq_lost(struct ipn_priv *priv, u64 seq)
 {
 	unsigned int i, n = 0;
 
 	for (i = 0; i < priv->srq_size; i++)
 		n += READ_ONCE(priv->srq_ring[i].posted) &&
-		     (s32)(seq - READ_ONCE(priv->srq_ring[i].seq)) > 0;
+		     READ_ONCE(priv->srq_ring[i].seq) < seq;
 	return n;
 }
 
 /*
- * Buffers posted after the newest one completed by seq: in the SRQ, but
- * for those taken since by a QP in the middle of a message (at most one
- * a QP). ctl_mutex held, as ipn_cm_srq_lost.
+ * Buffers posted after the newest one completed (seq done): in the SRQ,
+ * but for those taken since by a QP in the middle of a message (at most
+ * one a QP). ctl_mutex held, as ipn_cm_srq_lost.
  */
-static unsigned int ipn_cm_srq_fresh(struct ipn_priv *priv)
+static unsigned int ipn_cm_srq_fresh(struct ipn_priv *priv, u64 done)
 {
-	u32 done = READ_ONCE(priv->srq_done_seq);
 	unsigned int i, n = 0;
 
+	lockdep_assert_held(&priv->ctl_mutex);
 	for (i = 0; i < priv->srq_size; i++)
 		n += READ_ONCE(priv->srq_ring[i].posted) &&
-		     (s32)(READ_ONCE(priv->srq_ring[i].seq) - done) > 0;
+		     READ_ONCE(priv->srq_ring[i].seq) > done;
 	return n;
 }
 
@@ -357,7 +357,7 @@ bool ipn_cm_srq_starved(struct ipn_priv *priv, u64 now, bool draining,
 			u64 *deadline)
 {
 	unsigned int held, fresh;
-	u64 at, note;
+	u64 at, note, polled, done;
 
 	lockdep_assert_held(&priv->ctl_mutex);
 	if (!test_bit(IPN_SRQ_LOW, &priv->srq_flags))
@@ -371,20 +371,27 @@ bool ipn_cm_srq_starved(struct ipn_priv *priv, u64 now, bool draining,
 		*deadline = min(*deadline, max(at, now + IPN_TICK_MIN_MS));
 		return false;
 	}
-	if (READ_ONCE(priv->cm_rx_polled) == READ_ONCE(priv->srq_low_polled))
+	/*
+	 * CM NAPI's progress, read once: what is judged is what the next
+	 * note holds, so that a receive after this read counts in the next
+	 * window, not in none.
+	 */
+	polled = READ_ONCE(priv->cm_rx_polled);
+	done = READ_ONCE(priv->srq_done_seq);
+	if (polled == READ_ONCE(priv->srq_low_polled))
 		return true;
 	held = READ_ONCE(priv->cm_rx_count);
 	if (ipn_cm_srq_lost(priv, READ_ONCE(priv->srq_low_seq)) > held)
 		return true;
-	fresh = ipn_cm_srq_fresh(priv);
-	if (!ipn_cm_srq_lost(priv, READ_ONCE(priv->srq_done_seq)) &&
+	fresh = ipn_cm_srq_fresh(priv, done);
+	if (!ipn_cm_srq_lost(priv, done) &&
 	    fresh > min(held, priv->srq_size / 4)) {
 		clear_bit(IPN_SRQ_LOW, &priv->srq_flags);
 		ipn_srq_arm(priv);
 		return false;
 	}
-	WRITE_ONCE(priv->srq_low_polled, READ_ONCE(priv->cm_rx_polled));
-	WRITE_ONCE(priv->srq_low_seq, READ_ONCE(priv->srq_done_seq));
+	WRITE_ONCE(priv->srq_low_polled, polled);
+	WRITE_ONCE(priv->srq_low_seq, done);
 	WRITE_ONCE(priv->srq_low_ms, now);
 	*deadline = min(*deadline, now + IPN_CM_SRQ_STARVE_MS);
 	return false;
